@@ -1,0 +1,433 @@
+"""Sampling an executable SCM: observational and do-interventional rows in one sweep.
+
+The sampler evaluates the structural assignments of an :class:`~causalarena.spec.SCMSpec` in a
+topological order, vectorised over all rows (CausalArena paper, section 3.1, eq. 1).
+Interventional rows (appendix A.1, "Interventions") are produced in the *same* sweep as the
+observational ones: when a targeted node is reached, its natural values are computed for every
+row, the do-values of the rows that target it are drawn from the ``[low_q, high_q]`` percentile
+range of that node's values in the observational rows, and the targeted cells are overwritten
+before any child is computed, so every descendant is recomputed from the intervened values.
+Two targets where one is an ancestor of the other both keep their set values.
+
+Random streams are keyed, so the sample is a pure function of ``(spec, n_obs, n_int, seed)``:
+each node draws its noise from its own ``numpy.random.Generator`` spawned from
+``SeedSequence(seed)`` by column index, and intervention assignment/values, dependent root
+blocks and observation stressors each have their own stream.  A consequence used by the audit
+is that re-running the sweep without interventions reproduces the same noise (a counterfactual
+run), so "descendants regenerated" can be checked exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from causalarena.errors import SpecError
+from causalarena.spec import SCMSpec
+
+DISCRETE_KINDS = frozenset({"binary", "ordinal", "categorical", "count"})
+
+# Stream identifiers (second element of the spawn key).
+_S_ASSIGN, _S_VALUES, _S_ROOTBLOCK, _S_STRESS, _S_NODE, _S_HIGHNOISE = range(6)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A sampled dataset.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d), float32
+        Observations; rows ``[0, n_obs)`` are observational, rows ``[n_obs, n)`` interventional.
+    mask : ndarray of shape (n, d), bool
+        ``mask[r, j]`` is True iff variable ``j`` was intervened on in row ``r``.
+    adjacency : ndarray of shape (d, d), int8
+        ``A[i, j] = 1`` iff ``i -> j``.
+    names : list of str
+        Column names.
+    n_obs, n_int : int
+        Numbers of observational and interventional rows.
+    diagnostics : dict
+        Facts used by the audit: per-target affected rows and changed rows, explicit clipping
+        bounds per column, and the counterfactual (no-intervention) check results.
+    """
+
+    X: np.ndarray
+    mask: np.ndarray
+    adjacency: np.ndarray
+    names: list[str]
+    n_obs: int
+    n_int: int
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+
+def _stream(seed: int | np.random.SeedSequence, *key: int) -> np.random.Generator:
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key))
+    return np.random.default_rng(child)
+
+
+@dataclass
+class _Compiled:
+    spec: SCMSpec
+    order: list[int]
+    parents: list[np.ndarray]
+    mechs: list[Any]
+    noises: list[Any]
+    roots: list[Any]
+    kinds: list[str]
+    block_of: dict[int, tuple[int, int]]  # column -> (block index, position)
+    stressors: dict[str, dict[str, Any]]
+    target_idx: list[int]
+
+
+def compile_spec(spec: SCMSpec) -> _Compiled:
+    """Resolve family tags and parent indices once (internal, cheap)."""
+    from causalarena.generator.distributions import NOISES, ROOTS
+    from causalarena.generator.mechanisms import MECHANISMS
+
+    idx = spec.index()
+    block_of: dict[int, tuple[int, int]] = {}
+    for b, block in enumerate(spec.root_dependency):
+        for pos, r in enumerate(block.roots):
+            block_of[idx[r]] = (b, pos)
+    return _Compiled(
+        spec=spec,
+        order=spec.topological_order(),
+        parents=[np.array([idx[p] for p in v.parents], dtype=np.intp) for v in spec.variables],
+        mechs=[MECHANISMS[v.mechanism.family] if v.mechanism else None for v in spec.variables],
+        noises=[NOISES[v.noise.family] for v in spec.variables],
+        roots=[ROOTS[v.root.family] if v.root else None for v in spec.variables],
+        kinds=[v.kind for v in spec.variables],
+        block_of=block_of,
+        stressors={s.kind: s.params for s in spec.stressors},
+        target_idx=[idx[t] for t in spec.intervention.targets] if spec.intervention else [],
+    )
+
+
+def assign_targets(
+    n_int: int, pool_size: int, targets_per_row: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Assign interventional rows to targets (paper A.1, "Row assignment").
+
+    With one target per row the assignment is balanced: every target gets ``n_int // m`` rows
+    and the remainder goes to the first targets of a seeded permutation; rows are then shuffled.
+    With several targets per row each row draws distinct targets uniformly.
+
+    Returns
+    -------
+    ndarray of shape (n_int, targets_per_row), intp
+        Positions in the target pool.
+    """
+    if targets_per_row == 1:
+        counts = np.full(pool_size, n_int // pool_size, dtype=np.intp)
+        counts[rng.permutation(pool_size)[: n_int % pool_size]] += 1
+        rows = np.repeat(np.arange(pool_size), counts)
+        return rng.permutation(rows)[:, None]
+    keys = rng.random((n_int, pool_size))
+    return np.argsort(keys, axis=1)[:, :targets_per_row]
+
+
+def _do_values(
+    baseline: np.ndarray, kind: str, k: int, low_q: float, high_q: float, rng: np.random.Generator
+) -> np.ndarray:
+    lo, hi = np.percentile(baseline, [low_q, high_q])
+    if kind in DISCRETE_KINDS:
+        levels = np.unique(baseline[(baseline >= lo) & (baseline <= hi)])
+        if levels.size == 0:
+            levels = np.unique(baseline)
+        return levels[rng.integers(0, levels.size, size=k)]
+    return rng.uniform(lo, hi, size=k)
+
+
+def _sweep(
+    c: _Compiled,
+    n: int,
+    n_obs: int,
+    seed: int | np.random.SeedSequence,
+    mask: np.ndarray | None,
+    calibrate: bool = False,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """One topological pass over all rows; see module docstring."""
+    spec = c.spec
+    d = spec.d
+    X = np.empty((n, d), dtype=np.float64)
+    info: dict[str, Any] = {"natural": {}, "calibration": {}}
+    # dependent root blocks: copula uniforms, one stream per block
+    block_u = [
+        DEP(block.kind).uniforms(block.params, n, _stream(seed, _S_ROOTBLOCK, b))
+        for b, block in enumerate(spec.root_dependency)
+    ]
+    values_rng = _stream(seed, _S_VALUES)
+    iv = spec.intervention
+    soft = c.stressors.get("soft_intervention")
+    shift = c.stressors.get("intervention_shift")
+    high_noise = c.stressors.get("high_noise")
+    for j in c.order:
+        v = spec.variables[j]
+        rng = _stream(seed, _S_NODE, j)
+        if v.role == "root":
+            if j in c.block_of:
+                b, pos = c.block_of[j]
+                u = block_u[b][:, pos]
+            else:
+                u = np.clip(rng.random(n), 1e-12, 1 - 1e-12)
+            x = np.asarray(c.roots[j].ppf(v.root.params, u), dtype=np.float64)
+        else:
+            P = X[:, c.parents[j]]
+            raw = np.asarray(c.mechs[j].evaluate(v.mechanism.params, P), dtype=np.float64)
+            if c.mechs[j].output_kind == "continuous":
+                if calibrate:
+                    loc, scale = float(raw.mean()), float(raw.std())
+                    if not np.isfinite(scale) or scale < 1e-9:
+                        raise _Degenerate(v.name, "mechanism output is constant on the pilot")
+                    info["calibration"][j] = {"out_loc": loc, "out_scale": scale}
+                else:
+                    loc, scale = v.out_loc, v.out_scale
+                s = v.strength * (raw - loc) / scale
+            else:
+                s = raw
+            noise_params = v.noise.params
+            if calibrate:
+                noise_params = c.noises[j].calibrate(v.noise.params, s, P, rng)
+                info["calibration"].setdefault(j, {})["noise"] = noise_params
+                rng = _stream(seed, _S_NODE, j)
+            x = np.asarray(c.noises[j].apply(noise_params, s, P, rng), dtype=np.float64)
+            if high_noise is not None:
+                x = x + float(high_noise.get("scale", 0.35)) * _stream(
+                    seed, _S_HIGHNOISE, j
+                ).standard_normal(n)
+            if c.kinds[j] in DISCRETE_KINDS:
+                hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
+                x = np.clip(np.round(x), 0, hi_level)
+        if mask is not None and mask[:, j].any():
+            rows = np.flatnonzero(mask[:, j])
+            info["natural"][j] = x[rows].copy()
+            vals = _do_values(
+                x[:n_obs], c.kinds[j], rows.size, iv.value_rule.low_q, iv.value_rule.high_q,
+                values_rng,
+            )
+            if shift is not None and v.name in shift.get("targets", []):
+                k = shift["targets"].index(v.name)
+                iqr = float(np.subtract(*np.percentile(x[:n_obs], [75, 25])))
+                vals = vals * float(shift["scales"][k]) + float(shift["shifts"][k]) * iqr
+            if soft is not None:
+                w = float(soft.get("softness", 0.45))
+                vals = w * x[rows] + (1.0 - w) * vals
+            x[rows] = vals
+        X[:, j] = x
+    return X, info
+
+
+class _Degenerate(Exception):
+    def __init__(self, variable: str, reason: str):
+        super().__init__(f"{variable}: {reason}")
+        self.variable = variable
+        self.reason = reason
+
+
+def DEP(kind: str):  # noqa: N802 - small registry accessor
+    from causalarena.generator.distributions import DEPENDENCIES
+
+    return DEPENDENCIES[kind]
+
+
+def _apply_observation_stressors(
+    c: _Compiled, X: np.ndarray, seed: int | np.random.SeedSequence
+) -> np.ndarray:
+    """Observation stressors of appendix A.1 ("Observation stressors"), applied after sampling."""
+    st = c.stressors
+    if not st:
+        return X
+    rng = _stream(seed, _S_STRESS)
+    n, d = X.shape
+    idx = c.spec.index()
+    if "feature_warping" in st:
+        p = st["feature_warping"]
+        for name, how in zip(p["columns"], p["transforms"], strict=True):
+            j = idx[name]
+            col = X[:, j]
+            if how == "signed_log":
+                X[:, j] = np.sign(col) * np.log1p(np.abs(col))
+            elif how == "tanh":
+                X[:, j] = np.tanh(col)
+            elif how == "signed_sqrt":
+                X[:, j] = np.sign(col) * np.sqrt(np.abs(col))
+    cont = np.array([k == "continuous" for k in c.kinds])
+    if "outliers" in st:
+        frac = float(st["outliers"].get("fraction", 0.025))
+        hit = (rng.random((n, d)) < frac) & cont[None, :]
+        sd = X.std(axis=0)
+        jumps = rng.standard_t(2.0, size=(n, d)) * 3.0 * sd[None, :]
+        X = np.where(hit, X + jumps, X)
+    if "missingness" in st:
+        frac = float(st["missingness"].get("fraction", 0.05))
+        miss = rng.random((n, d)) < frac
+        Xm = np.where(miss, np.nan, X)
+        means = np.nanmean(Xm, axis=0)
+        sd = np.nanstd(Xm, axis=0)
+        jitter = 0.01 * sd[None, :] * rng.standard_normal((n, d))
+        fill = means[None, :] + np.where(cont[None, :], jitter, 0.0)
+        if (~cont).any():  # discrete columns are imputed with the rounded mean
+            fill[:, ~cont] = np.round(means[~cont])[None, :]
+        X = np.where(miss, fill, X)
+    if "feature_corruption" in st:
+        frac = float(st["feature_corruption"].get("fraction", 0.03))
+        for j in range(d):
+            rows = np.flatnonzero(rng.random(n) < frac)
+            if rows.size > 1:
+                X[rows, j] = X[rng.permutation(rows), j]
+    return X
+
+
+def sample(
+    spec: SCMSpec,
+    n_obs: int,
+    n_int: int = 0,
+    seed: int | np.random.SeedSequence = 0,
+    *,
+    counterfactual_check: bool = False,
+) -> Table:
+    """Draw ``n_obs`` observational and ``n_int`` interventional rows from an SCM.
+
+    Parameters
+    ----------
+    spec : SCMSpec
+        The executable SCM.
+    n_obs : int
+        Observational rows (first rows of the table); must be >= 1 when ``n_int > 0`` because
+        do-values are drawn from the observational baseline (paper A.1, "Intervention value").
+    n_int : int, default=0
+        Interventional rows; targets are assigned from ``spec.intervention`` (balanced
+        single-target assignment by default, paper A.1, "Row assignment").
+    seed : int or numpy.random.SeedSequence, default=0
+        Root of every random stream used.
+    counterfactual_check : bool, default=False
+        Also run the sweep without interventions (same noise) and store in ``diagnostics``
+        which interventional rows changed non-descendants (must be none) and descendants.
+
+    Returns
+    -------
+    Table
+        ``X`` float32 of shape (n, d), ``mask`` bool of shape (n, d), ``adjacency`` int8 (d, d).
+
+    Raises
+    ------
+    SpecError
+        If ``n_int > 0`` and the spec has no intervention definition, or sizes are negative.
+    """
+    if n_obs < 0 or n_int < 0:
+        raise SpecError(None, "n_obs/n_int", (n_obs, n_int), "row counts must be >= 0")
+    if n_int > 0 and spec.intervention is None:
+        raise SpecError(None, "intervention", None, "n_int > 0 needs an intervention definition")
+    if n_int > 0 and n_obs < 1:
+        raise SpecError(None, "n_obs", n_obs, "do-values need an observational baseline (n_obs >= 1)")
+    c = compile_spec(spec)
+    n = n_obs + n_int
+    d = spec.d
+    mask = np.zeros((n, d), dtype=bool)
+    row_targets = None
+    if n_int > 0:
+        iv = spec.intervention
+        pos = assign_targets(n_int, len(iv.targets), iv.targets_per_row, _stream(seed, _S_ASSIGN))
+        cols = np.asarray(c.target_idx, dtype=np.intp)[pos]
+        row_targets = cols
+        mask[np.arange(n_obs, n)[:, None], cols] = True
+    X, info = _sweep(c, n, n_obs, seed, mask if n_int else None)
+    diagnostics: dict[str, Any] = {}
+    if n_int > 0:
+        per_target = {}
+        for j in c.target_idx:
+            rows = np.flatnonzero(mask[:, j])
+            nat = info["natural"].get(j, np.empty(0))
+            changed = int(np.sum(~np.isclose(X[rows, j], nat, rtol=0, atol=1e-12))) if rows.size else 0
+            per_target[spec.variables[j].name] = {"rows": int(rows.size), "changed": changed}
+        diagnostics["targets"] = per_target
+        if counterfactual_check:
+            X0, _ = _sweep(c, n, n_obs, seed, None)
+            diagnostics["counterfactual"] = _counterfactual_report(c, X, X0, mask, row_targets, n_obs)
+    X = _apply_observation_stressors(c, X, seed)
+    from causalarena.generator.distributions import NOISES
+
+    clip = {}
+    for j, v in enumerate(spec.variables):
+        b = NOISES[v.noise.family].clip_bounds(v.noise.params)
+        if b is not None and "high_noise" not in c.stressors:
+            clip[v.name] = b
+    diagnostics["clip_bounds"] = clip
+    return Table(
+        X=X.astype(np.float32),
+        mask=mask,
+        adjacency=spec.adjacency(),
+        names=spec.names,
+        n_obs=n_obs,
+        n_int=n_int,
+        diagnostics=diagnostics,
+    )
+
+
+def _counterfactual_report(
+    c: _Compiled, X: np.ndarray, X0: np.ndarray, mask: np.ndarray, row_targets: np.ndarray, n_obs: int
+) -> dict[str, int]:
+    """Compare the intervened sweep with the no-intervention sweep (same noise)."""
+    import networkx as nx
+
+    A = c.spec.adjacency()
+    g = nx.from_numpy_array(A, create_using=nx.DiGraph)
+    desc = {j: np.array(sorted(nx.descendants(g, j)), dtype=np.intp) for j in set(c.target_idx)}
+    d = X.shape[1]
+    bad_nondesc = 0
+    desc_rows = 0
+    desc_changed_rows = 0
+    obs_changed = int(np.sum(np.any(X[:n_obs] != X0[:n_obs], axis=1)))
+    for r in range(n_obs, X.shape[0]):
+        tg = row_targets[r - n_obs]
+        affected = np.zeros(d, dtype=bool)
+        affected[tg] = True
+        for t in tg:
+            affected[desc[t]] = True
+        if np.any(X[r, ~affected] != X0[r, ~affected]):
+            bad_nondesc += 1
+        dcols = np.flatnonzero(affected & ~mask[r])
+        target_changed = np.any(X[r, tg] != X0[r, tg])
+        if dcols.size and target_changed:
+            desc_rows += 1
+            if np.any(X[r, dcols] != X0[r, dcols]):
+                desc_changed_rows += 1
+    return {
+        "observational_rows_changed": obs_changed,
+        "rows_with_nondescendant_change": bad_nondesc,
+        "rows_with_descendants": desc_rows,
+        "rows_with_descendants_changed": desc_changed_rows,
+    }
+
+
+def calibrate(spec: SCMSpec, n_pilot: int = 2000, seed: int | np.random.SeedSequence = 0) -> SCMSpec:
+    """Fix the data-dependent constants of a spec on an observational pilot sample.
+
+    Sets each continuous structural node's ``out_loc``/``out_scale`` (mean and standard
+    deviation of its raw mechanism output) and lets each noise family store its own constants
+    (e.g. the target-R² scale, censoring bounds).  Nodes are calibrated in topological order, so
+    each node sees standardised parents.  The returned spec samples without batch statistics.
+
+    Raises
+    ------
+    SpecError
+        If a mechanism output is constant on the pilot (names the variable).
+    """
+    c = compile_spec(spec)
+    try:
+        _, info = _sweep(c, n_pilot, n_pilot, seed, None, calibrate=True)
+    except _Degenerate as exc:
+        raise SpecError(exc.variable, "mechanism", spec.variables[spec.index()[exc.variable]].mechanism.family,
+                        exc.reason) from None
+    data = spec.model_dump()
+    for j, upd in info["calibration"].items():
+        var = data["variables"][j]
+        if "out_loc" in upd:
+            var["out_loc"], var["out_scale"] = upd["out_loc"], upd["out_scale"]
+        if "noise" in upd:
+            var["noise"]["params"] = upd["noise"]
+    return SCMSpec.from_dict(data)

@@ -1,0 +1,88 @@
+"""Loading released suites through Hugging Face ``datasets``.
+
+A release folder (or a Hub dataset repo built from one) is a plain Parquet dataset whose card
+declares one config per split family (e.g. ``synthetic-obs``), so ``datasets.load_dataset``
+reads it without a loading script, streaming or not.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from causalarena.errors import ReleaseError
+
+
+def load(
+    config: str,
+    split: str = "test",
+    *,
+    source: str | os.PathLike = "release",
+    streaming: bool = False,
+    revision: str | None = None,
+    cache_dir: str | None = None,
+):
+    """Load one config of a released suite with :func:`datasets.load_dataset`.
+
+    Parameters
+    ----------
+    config : str
+        Config name, e.g. ``"synthetic-obs"`` or ``"synthetic-obsint"``.
+    split : str, default="test"
+        Public instances form the ``test`` split.
+    source : path or str, default="release"
+        A local release folder, or a Hub dataset id (``"ORG/NAME"``).
+    streaming : bool, default=False
+        Return an ``IterableDataset`` that reads shards lazily.
+    revision : str, optional
+        Git revision (tag such as ``"v1.0.0"``) of a Hub dataset, passed through to ``datasets``.
+    cache_dir : str, optional
+
+    Returns
+    -------
+    datasets.Dataset or datasets.IterableDataset
+        One row per dataset instance (see the README schema); use :func:`to_numpy` on a row.
+
+    Raises
+    ------
+    ReleaseError
+        If ``source`` is a local folder without the config.
+    """
+    import datasets
+
+    src = Path(source)
+    if src.exists():
+        if not (src / "data" / config).is_dir():
+            have = sorted(p.name for p in (src / "data").iterdir()) if (src / "data").is_dir() else []
+            raise ReleaseError(f"{src}: no config {config!r} (found: {have})")
+        source = str(src.resolve())
+    return datasets.load_dataset(str(source), config, split=split, streaming=streaming,
+                                 revision=revision, cache_dir=cache_dir)
+
+
+def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
+    """Convert one loaded row to numpy arrays.
+
+    Returns
+    -------
+    dict
+        ``X`` ndarray of shape (n, d) float32; ``mask`` ndarray of shape (n, d) bool;
+        ``adjacency`` ndarray of shape (d, d) int8 (``A[i, j] = 1`` iff i -> j);
+        ``variables`` list of str; every other column unchanged.
+    """
+    out = dict(row)
+    d = len(row["variables"])
+    out["X"] = np.asarray(row["X"], dtype=np.float32).reshape(-1, d)
+    out["mask"] = np.asarray(row["mask"], dtype=bool).reshape(-1, d)
+    out["adjacency"] = np.asarray(row["adjacency"], dtype=np.int8).reshape(d, d)
+    return out
+
+
+def iter_numpy(config: str, split: str = "test", **kwargs: Any) -> Iterator[dict[str, Any]]:
+    """Stream a config and yield rows converted by :func:`to_numpy`."""
+    kwargs.setdefault("streaming", True)
+    for row in load(config, split, **kwargs):
+        yield to_numpy(row)

@@ -1,0 +1,447 @@
+"""The executable SCM specification: the contract every suite family compiles to.
+
+An :class:`SCMSpec` is a versioned, JSON-serialisable description of a structural causal model
+(CausalArena paper, section 3.1, eq. 1: ``X_j := f_j(X_pa(j), eps_j)``): its variables, the DAG
+given by each variable's parents, one mechanism per structural variable, one distribution per
+root, one noise channel per variable, dependent root blocks, difficulty stressors and the
+intervention definition (paper section 4 and appendix A.1).  Everything needed to sample the
+SCM is stored in the spec; :func:`causalarena.generator.sample.sample` is a pure function of
+``(spec, n_obs, n_int, seed)``.
+
+Adjacency convention (used everywhere in the package): ``A[i, j] = 1`` iff ``i -> j``
+(row = parent, column = child), with rows and columns in the order of ``spec.variables``.
+
+Every invalid spec raises :class:`causalarena.errors.SpecError`, which names the variable,
+the field and the offending value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from causalarena.errors import SpecError
+
+SCHEMA_VERSION = "1.0"
+
+VariableKind = Literal["continuous", "binary", "ordinal", "categorical", "count"]
+DependencyKind = Literal["common_factor", "random_covariance", "uniform_ball"]
+StressorKind = Literal[
+    "weak_signal",
+    "high_noise",
+    "feature_warping",
+    "outliers",
+    "missingness",
+    "feature_corruption",
+    "intervention_shift",
+    "soft_intervention",
+]
+#: Stressor groups of the difficulty schedule (paper A.1, "Difficulty variants").
+STRESSOR_GROUPS: dict[str, str] = {
+    "weak_signal": "signal",
+    "high_noise": "noise",
+    "feature_warping": "observation",
+    "outliers": "observation",
+    "missingness": "observation",
+    "feature_corruption": "observation",
+    "intervention_shift": "intervention",
+    "soft_intervention": "intervention",
+}
+
+
+def to_jsonable(value: Any, path: str = "params") -> Any:
+    """Convert numpy scalars/arrays (recursively) to plain JSON types.
+
+    Raises
+    ------
+    SpecError
+        If a value is not finite or not representable in JSON.
+    """
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v, f"{path}.{k}") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist(), path)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        if not math.isfinite(f):
+            raise SpecError(None, path, f, "parameters must be finite numbers")
+        return f
+    if value is None or isinstance(value, str):
+        return value
+    raise SpecError(None, path, value, f"type {type(value).__name__} is not JSON-serialisable")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Component(_Strict):
+    """A family tag with its parameters (a mechanism, root distribution or noise channel).
+
+    Attributes
+    ----------
+    family : str
+        Registered family name (see ``causalarena.generator.mechanisms.MECHANISMS``,
+        ``causalarena.generator.distributions.ROOTS`` / ``NOISES``).
+    params : dict
+        JSON-serialisable parameters; their validity is checked by the family.
+    """
+
+    family: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _jsonable(cls, v: Any) -> Any:
+        return to_jsonable(v) if isinstance(v, dict) else v
+
+
+class Variable(_Strict):
+    """One variable of the SCM.
+
+    Attributes
+    ----------
+    name : str
+        Unique variable name (column name in every exported table).
+    kind : {"continuous", "binary", "ordinal", "categorical", "count"}
+        Data type kind of the released column (values are always stored as float32).
+    role : {"root", "structural"}
+        Roots have no parents and a ``root`` distribution; structural variables have at
+        least one parent and a ``mechanism``.
+    parents : list of str
+        Names of the parents (the DAG is the union of these lists).
+    mechanism : Component or None
+        ``f_j`` for structural variables; evaluated on the parents in ``parents`` order.
+    root : Component or None
+        Marginal distribution of a root variable.
+    noise : Component
+        Noise channel applied to the standardised mechanism output (``family="none"`` for a
+        deterministic equation).
+    strength : float, default=1.0
+        Multiplier of the standardised mechanism output (the weak-signal stressor sets 0.45).
+    out_loc, out_scale : float
+        Affine standardisation of the raw mechanism output, ``(f(pa) - out_loc) / out_scale``,
+        calibrated once on a pilot sample when the spec is generated and then fixed, so sampling
+        never uses batch statistics (paper A.3, stage 4).
+    metadata : dict
+        Free metadata (units, description, edge rationales, ...).
+    """
+
+    name: str = Field(min_length=1)
+    kind: VariableKind = "continuous"
+    role: Literal["root", "structural"]
+    parents: list[str] = Field(default_factory=list)
+    mechanism: Component | None = None
+    root: Component | None = None
+    noise: Component = Field(default_factory=lambda: Component(family="none"))
+    strength: float = 1.0
+    out_loc: float = 0.0
+    out_scale: float = 1.0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RootDependency(_Strict):
+    """A block of dependent roots (paper A.1, "Root dependency").
+
+    The block's joint latent sample is mapped to uniforms and pushed through each root's own
+    quantile function (a copula), so the marginals stay those of the roots' families.
+    """
+
+    kind: DependencyKind
+    roots: list[str] = Field(min_length=2)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _jsonable(cls, v: Any) -> Any:
+        return to_jsonable(v) if isinstance(v, dict) else v
+
+
+class Stressor(_Strict):
+    """A difficulty stressor (paper A.1, "Difficulty variants")."""
+
+    kind: StressorKind
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _jsonable(cls, v: Any) -> Any:
+        return to_jsonable(v) if isinstance(v, dict) else v
+
+
+class ValueRule(_Strict):
+    """How a do-intervention value is drawn (paper A.1, "Intervention value").
+
+    ``kind="baseline_percentile_uniform"`` draws uniformly between the ``low_q`` and ``high_q``
+    percentiles of the target's values in the observational rows of the same sample.
+    """
+
+    kind: Literal["baseline_percentile_uniform"] = "baseline_percentile_uniform"
+    low_q: float = Field(default=10.0, ge=0.0, le=100.0)
+    high_q: float = Field(default=90.0, ge=0.0, le=100.0)
+
+
+class InterventionSpec(_Strict):
+    """The intervention definition of an SCM (paper A.1, "Interventions").
+
+    Attributes
+    ----------
+    targets : list of str
+        The target pool; every interventional row targets variables from it.
+    protocol : {"hard_resample"}
+        Hard do-resampling: the target's structural assignment is replaced by the drawn value
+        and every descendant is recomputed.
+    assignment : {"balanced"}
+        Rows are assigned to targets in equal shares (remainder spread over the first targets
+        of a seeded permutation).
+    targets_per_row : int, default=1
+    value_rule : ValueRule
+    """
+
+    targets: list[str] = Field(min_length=1)
+    protocol: Literal["hard_resample"] = "hard_resample"
+    assignment: Literal["balanced"] = "balanced"
+    targets_per_row: int = Field(default=1, ge=1)
+    value_rule: ValueRule = Field(default_factory=ValueRule)
+
+
+class SCMSpec(_Strict):
+    """An executable SCM (see module docstring).
+
+    Raises
+    ------
+    SpecError
+        On construction (``SCMSpec(...)``, :meth:`from_json`, :meth:`from_dict`) when the spec
+        has a cycle, an unknown parent, an unknown family tag, a parameter out of range, a
+        missing or unknown field.
+    """
+
+    schema_version: Literal["1.0"] = SCHEMA_VERSION
+    scm_id: str = Field(min_length=1)
+    family: str = "custom"
+    variables: list[Variable] = Field(min_length=1)
+    root_dependency: list[RootDependency] = Field(default_factory=list)
+    stressors: list[Stressor] = Field(default_factory=list)
+    intervention: InterventionSpec | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def __init__(self, **data: Any):
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _spec_error_from_validation(exc, data) from None
+
+    # ------------------------------------------------------------------ validation
+    @model_validator(mode="after")
+    def _check(self) -> SCMSpec:
+        _validate_semantics(self)
+        return self
+
+    # ------------------------------------------------------------------ (de)serialisation
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SCMSpec:
+        """Build and validate a spec from a plain dict.
+
+        Raises
+        ------
+        SpecError
+            Any schema or semantic problem.
+        """
+        if not isinstance(data, dict):
+            raise SpecError(None, "<root>", type(data).__name__, "a spec must be a JSON object")
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> SCMSpec:
+        """Parse a spec from JSON text (inverse of :meth:`to_json`).
+
+        Raises
+        ------
+        SpecError
+            Invalid JSON or any schema or semantic problem.
+        """
+        import json
+
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SpecError(None, "<json>", str(exc), "text is not valid JSON") from None
+        return cls.from_dict(data)
+
+    def to_json(self) -> str:
+        """Canonical JSON text; ``SCMSpec.from_json(s.to_json()) == s`` exactly."""
+        return self.model_dump_json()
+
+    # ------------------------------------------------------------------ derived views
+    @property
+    def names(self) -> list[str]:
+        """Variable names in column order."""
+        return [v.name for v in self.variables]
+
+    @property
+    def d(self) -> int:
+        """Number of variables."""
+        return len(self.variables)
+
+    def index(self) -> dict[str, int]:
+        """Map variable name -> column index."""
+        return {v.name: i for i, v in enumerate(self.variables)}
+
+    def adjacency(self) -> np.ndarray:
+        """Directed adjacency, ndarray of shape (d, d), dtype int8; ``A[i, j] = 1`` iff i -> j."""
+        idx = self.index()
+        a = np.zeros((self.d, self.d), dtype=np.int8)
+        for j, v in enumerate(self.variables):
+            for p in v.parents:
+                a[idx[p], j] = 1
+        return a
+
+    def topological_order(self) -> list[int]:
+        """Column indices in a topological order (parents before children).
+
+        Ties are broken by column index, so the order is a pure function of the spec.
+        """
+        return _toposort(self)
+
+
+def _toposort(spec: SCMSpec) -> list[int]:
+    import heapq
+
+    idx = {v.name: i for i, v in enumerate(spec.variables)}
+    indeg = [len(v.parents) for v in spec.variables]
+    children: list[list[int]] = [[] for _ in spec.variables]
+    for j, v in enumerate(spec.variables):
+        for p in v.parents:
+            children[idx[p]].append(j)
+    heap = [i for i, k in enumerate(indeg) if k == 0]
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        i = heapq.heappop(heap)
+        order.append(i)
+        for c in children[i]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(heap, c)
+    if len(order) != len(spec.variables):
+        left = [spec.variables[i].name for i in range(len(indeg)) if indeg[i] > 0]
+        raise SpecError(left[0], "parents", spec.variables[idx[left[0]]].parents,
+                        f"the parent lists contain a directed cycle through {left}")
+    return order
+
+
+def _check_component(var: str | None, field: str, comp: Component, registry: dict, *args) -> None:
+    fam = registry.get(comp.family)
+    if fam is None:
+        raise SpecError(var, f"{field}.family", comp.family,
+                        f"unknown family tag; known: {sorted(registry)}")
+    try:
+        fam.validate(comp.params, *args)
+    except SpecError:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:
+        raise SpecError(var, f"{field}.params", comp.params, str(exc)) from None
+
+
+def _validate_semantics(spec: SCMSpec) -> None:
+    from causalarena.generator.distributions import DEPENDENCIES, NOISES, ROOTS
+    from causalarena.generator.mechanisms import MECHANISMS
+
+    names = spec.names
+    seen: set[str] = set()
+    for v in spec.variables:
+        if v.name in seen:
+            raise SpecError(v.name, "name", v.name, "duplicate variable name")
+        seen.add(v.name)
+    for v in spec.variables:
+        if len(set(v.parents)) != len(v.parents):
+            raise SpecError(v.name, "parents", v.parents, "duplicate parent")
+        for p in v.parents:
+            if p == v.name:
+                raise SpecError(v.name, "parents", p, "self-loop: a variable cannot be its own parent")
+            if p not in seen:
+                raise SpecError(v.name, "parents", p, "unknown parent (no variable of that name)")
+        if v.role == "root":
+            if v.parents:
+                raise SpecError(v.name, "parents", v.parents, "a root variable has no parents")
+            if v.root is None:
+                raise SpecError(v.name, "root", None, "a root variable needs a root distribution")
+            if v.mechanism is not None:
+                raise SpecError(v.name, "mechanism", v.mechanism.family, "a root has no mechanism")
+            _check_component(v.name, "root", v.root, ROOTS)
+        else:
+            if not v.parents:
+                raise SpecError(v.name, "parents", v.parents,
+                                "a structural variable needs at least one parent")
+            if v.mechanism is None:
+                raise SpecError(v.name, "mechanism", None, "a structural variable needs a mechanism")
+            if v.root is not None:
+                raise SpecError(v.name, "root", v.root.family, "only roots have a root distribution")
+            _check_component(v.name, "mechanism", v.mechanism, MECHANISMS, len(v.parents))
+        _check_component(v.name, "noise", v.noise, NOISES)
+        for fname in ("strength", "out_loc", "out_scale"):
+            val = getattr(v, fname)
+            if not math.isfinite(val):
+                raise SpecError(v.name, fname, val, "must be finite")
+        if v.out_scale <= 0:
+            raise SpecError(v.name, "out_scale", v.out_scale, "must be > 0")
+    _toposort(spec)
+    roles = {v.name: v.role for v in spec.variables}
+    in_block: set[str] = set()
+    for b, block in enumerate(spec.root_dependency):
+        for r in block.roots:
+            if r not in roles:
+                raise SpecError(r, f"root_dependency[{b}].roots", r, "unknown variable")
+            if roles[r] != "root":
+                raise SpecError(r, f"root_dependency[{b}].roots", r, "only roots can be in a block")
+            if r in in_block:
+                raise SpecError(r, f"root_dependency[{b}].roots", r, "root is in two blocks")
+            in_block.add(r)
+        _check_component(None, f"root_dependency[{b}]",
+                         Component(family=block.kind, params=block.params), DEPENDENCIES,
+                         len(block.roots))
+    if spec.intervention is not None:
+        iv = spec.intervention
+        if len(set(iv.targets)) != len(iv.targets):
+            raise SpecError(None, "intervention.targets", iv.targets, "duplicate target")
+        for t in iv.targets:
+            if t not in roles:
+                raise SpecError(t, "intervention.targets", t, "unknown target variable")
+        if iv.targets_per_row > len(iv.targets):
+            raise SpecError(None, "intervention.targets_per_row", iv.targets_per_row,
+                            "cannot exceed the size of the target pool")
+        if iv.value_rule.low_q >= iv.value_rule.high_q:
+            raise SpecError(None, "intervention.value_rule", iv.value_rule.model_dump(),
+                            "low_q must be below high_q")
+    del names
+
+
+def _spec_error_from_validation(exc: ValidationError, data: dict[str, Any]) -> SpecError:
+    err = exc.errors()[0]
+    ctx_err = (err.get("ctx") or {}).get("error")
+    if isinstance(ctx_err, SpecError):
+        return ctx_err
+    loc = list(err.get("loc", ()))
+    variable = None
+    if len(loc) >= 2 and loc[0] == "variables" and isinstance(loc[1], int):
+        try:
+            variable = data["variables"][loc[1]].get("name")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            variable = None
+        if variable is None:
+            variable = f"variables[{loc[1]}]"
+        loc = loc[2:]
+    field = ".".join(str(p) for p in loc) or "<root>"
+    value = err.get("input")
+    if err.get("type") == "missing":
+        value = None
+    return SpecError(variable, field, value, err.get("msg", "invalid"))

@@ -1,0 +1,120 @@
+"""Summary of a release folder (``causalarena info``), read back through ``datasets``.
+
+Reads only the factor columns of every config (streaming), and prints: instances per graph
+family x d, mean edges, mechanism/noise/root tag coverage, audit redraws, and mean
+varsortability / R²-sortability per graph family (Reisach et al. 2021, 2023).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FACTOR_COLUMNS = ["instance_id", "scm_id", "setting", "graph_family", "d", "n_edges",
+                  "mechanism_tags", "noise_tags", "root_tags", "root_dependency", "difficulty",
+                  "varsortability", "r2_sortability", "audit_attempts"]
+
+
+def collect(folder: str | Path) -> dict[str, Any]:
+    """Stream every config's factor columns and aggregate them.
+
+    Returns
+    -------
+    dict
+        ``configs`` (rows per config), ``grid`` ((family, d) -> SCM count), ``edges``,
+        ``coverage`` (tag -> number of SCMs using it, per kind), ``audit``, ``sortability``.
+    """
+    from causalarena.loaders.load import load
+    from causalarena.release.manifest import read_manifest
+
+    manifest = read_manifest(folder)
+    rows_per_config: dict[str, int] = {}
+    scm_rows: dict[str, dict[str, Any]] = {}
+    sort: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for config in sorted(manifest["configs"]):
+        ds = load(config, source=folder, streaming=True)
+        ds = ds.select_columns(FACTOR_COLUMNS)
+        n = 0
+        for row in ds:
+            n += 1
+            scm_rows.setdefault(row["scm_id"], row)
+            if row["setting"] == "obs":
+                sort[row["graph_family"]].append((row["varsortability"], row["r2_sortability"]))
+        rows_per_config[config] = n
+    grid: dict[tuple[str, int], int] = defaultdict(int)
+    edges: dict[tuple[str, int], list[int]] = defaultdict(list)
+    cov: dict[str, dict[str, int]] = {"mechanism_tags": defaultdict(int),
+                                      "noise_tags": defaultdict(int), "root_tags": defaultdict(int),
+                                      "root_dependency": defaultdict(int),
+                                      "difficulty": defaultdict(int)}
+    attempts = []
+    for r in scm_rows.values():
+        key = (r["graph_family"], r["d"])
+        grid[key] += 1
+        edges[key].append(r["n_edges"])
+        for k in ("mechanism_tags", "noise_tags", "root_tags"):
+            for t in r[k]:
+                cov[k][t] += 1
+        cov["root_dependency"][r["root_dependency"]] += 1
+        for s in r["difficulty"].split("+"):
+            cov["difficulty"][s] += 1
+        attempts.append(r["audit_attempts"])
+    return {
+        "manifest": manifest,
+        "configs": rows_per_config,
+        "grid": dict(grid),
+        "edges": {k: float(np.mean(v)) for k, v in edges.items()},
+        "coverage": {k: dict(v) for k, v in cov.items()},
+        "audit": {"scms": len(attempts), "resampled": sum(a > 1 for a in attempts),
+                  "mean_attempts": float(np.mean(attempts)) if attempts else 0.0},
+        "sortability": {f: (float(np.nanmean([a for a, _ in v])), float(np.nanmean([b for _, b in v])))
+                        for f, v in sort.items()},
+    }
+
+
+def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
+    """Print the summary tables with rich and return :func:`collect`'s result."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from causalarena.generator.distributions import NOISES, ROOTS
+    from causalarena.generator.mechanisms import MECHANISM_TAGS
+
+    console = console or Console()
+    s = collect(folder)
+    m = s["manifest"]
+    console.print(f"[bold]{m['suite']}[/bold] v{m['version']} ({m['scale']}), seed {m['seed']}, "
+                  f"configs: " + ", ".join(f"{c}={n} rows" for c, n in s["configs"].items()))
+    dims = sorted({d for _, d in s["grid"]})
+    fams = sorted({f for f, _ in s["grid"]})
+    t = Table(title="SCMs per graph family x d (mean edges)")
+    t.add_column("graph family")
+    for d in dims:
+        t.add_column(f"d={d}", justify="right")
+    t.add_column("varsort", justify="right")
+    t.add_column("R2-sort", justify="right")
+    for f in fams:
+        vs, r2 = s["sortability"].get(f, (float("nan"), float("nan")))
+        t.add_row(f, *[f"{s['grid'].get((f, d), 0)} ({s['edges'].get((f, d), 0):.0f})" for d in dims],
+                  f"{vs:.3f}", f"{r2:.3f}")
+    console.print(t)
+    cov = s["coverage"]
+    totals = {"mechanism_tags": len(MECHANISM_TAGS), "noise_tags": len(NOISES),
+              "root_tags": len(ROOTS)}
+    c = Table(title="Coverage (SCMs using each tag)")
+    c.add_column("factor")
+    c.add_column("covered", justify="right")
+    c.add_column("tags (count)")
+    for k in ("mechanism_tags", "noise_tags", "root_tags", "root_dependency", "difficulty"):
+        tags = cov[k]
+        total = totals.get(k, len(tags))
+        c.add_row(k, f"{len(tags)}/{total}",
+                  ", ".join(f"{t}={n}" for t, n in sorted(tags.items())))
+    console.print(c)
+    a = s["audit"]
+    console.print(f"audit: {a['scms']} SCMs, {a['resampled']} redrawn at least once, "
+                  f"mean candidates per SCM {a['mean_attempts']:.2f}")
+    return s

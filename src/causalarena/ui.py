@@ -1,0 +1,17 @@
+"""Progress display (rich); ``quiet=True`` turns it off."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+@contextmanager
+def progress(quiet: bool = False) -> Iterator[Progress]:
+    """A rich progress bar on stderr, disabled when ``quiet``."""
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), disable=quiet)
+    with bar:
+        yield bar
