@@ -182,12 +182,16 @@ class ValueRule(_Strict):
     """How a do-intervention value is drawn (paper A.1, "Intervention value").
 
     ``kind="baseline_percentile_uniform"`` draws uniformly between the ``low_q`` and ``high_q``
-    percentiles of the target's values in the observational rows of the same sample.
+    percentiles of the target's values in the observational rows of the same sample (for
+    discrete kinds: uniformly among the observed levels in that range).
+    ``kind="fixed"`` sets every targeted cell of variable ``v`` to ``values[v]`` (a classic
+    ``do(X = x)``; every target in the pool needs a value).
     """
 
-    kind: Literal["baseline_percentile_uniform"] = "baseline_percentile_uniform"
+    kind: Literal["baseline_percentile_uniform", "fixed"] = "baseline_percentile_uniform"
     low_q: float = Field(default=10.0, ge=0.0, le=100.0)
     high_q: float = Field(default=90.0, ge=0.0, le=100.0)
+    values: dict[str, float] = Field(default_factory=dict)
 
 
 class InterventionSpec(_Strict):
@@ -334,16 +338,21 @@ def _toposort(spec: SCMSpec) -> list[int]:
                 heapq.heappush(heap, c)
     if len(order) != len(spec.variables):
         left = [spec.variables[i].name for i in range(len(indeg)) if indeg[i] > 0]
-        raise SpecError(left[0], "parents", spec.variables[idx[left[0]]].parents,
-                        f"the parent lists contain a directed cycle through {left}")
+        raise SpecError(
+            left[0],
+            "parents",
+            spec.variables[idx[left[0]]].parents,
+            f"the parent lists contain a directed cycle through {left}",
+        )
     return order
 
 
 def _check_component(var: str | None, field: str, comp: Component, registry: dict, *args) -> None:
     fam = registry.get(comp.family)
     if fam is None:
-        raise SpecError(var, f"{field}.family", comp.family,
-                        f"unknown family tag; known: {sorted(registry)}")
+        raise SpecError(
+            var, f"{field}.family", comp.family, f"unknown family tag; known: {sorted(registry)}"
+        )
     try:
         fam.validate(comp.params, *args)
     except SpecError:
@@ -367,7 +376,9 @@ def _validate_semantics(spec: SCMSpec) -> None:
             raise SpecError(v.name, "parents", v.parents, "duplicate parent")
         for p in v.parents:
             if p == v.name:
-                raise SpecError(v.name, "parents", p, "self-loop: a variable cannot be its own parent")
+                raise SpecError(
+                    v.name, "parents", p, "self-loop: a variable cannot be its own parent"
+                )
             if p not in seen:
                 raise SpecError(v.name, "parents", p, "unknown parent (no variable of that name)")
         if v.role == "root":
@@ -380,12 +391,17 @@ def _validate_semantics(spec: SCMSpec) -> None:
             _check_component(v.name, "root", v.root, ROOTS)
         else:
             if not v.parents:
-                raise SpecError(v.name, "parents", v.parents,
-                                "a structural variable needs at least one parent")
+                raise SpecError(
+                    v.name, "parents", v.parents, "a structural variable needs at least one parent"
+                )
             if v.mechanism is None:
-                raise SpecError(v.name, "mechanism", None, "a structural variable needs a mechanism")
+                raise SpecError(
+                    v.name, "mechanism", None, "a structural variable needs a mechanism"
+                )
             if v.root is not None:
-                raise SpecError(v.name, "root", v.root.family, "only roots have a root distribution")
+                raise SpecError(
+                    v.name, "root", v.root.family, "only roots have a root distribution"
+                )
             _check_component(v.name, "mechanism", v.mechanism, MECHANISMS, len(v.parents))
         _check_component(v.name, "noise", v.noise, NOISES)
         for fname in ("strength", "out_loc", "out_scale"):
@@ -406,9 +422,13 @@ def _validate_semantics(spec: SCMSpec) -> None:
             if r in in_block:
                 raise SpecError(r, f"root_dependency[{b}].roots", r, "root is in two blocks")
             in_block.add(r)
-        _check_component(None, f"root_dependency[{b}]",
-                         Component(family=block.kind, params=block.params), DEPENDENCIES,
-                         len(block.roots))
+        _check_component(
+            None,
+            f"root_dependency[{b}]",
+            Component(family=block.kind, params=block.params),
+            DEPENDENCIES,
+            len(block.roots),
+        )
     if spec.intervention is not None:
         iv = spec.intervention
         if len(set(iv.targets)) != len(iv.targets):
@@ -417,11 +437,35 @@ def _validate_semantics(spec: SCMSpec) -> None:
             if t not in roles:
                 raise SpecError(t, "intervention.targets", t, "unknown target variable")
         if iv.targets_per_row > len(iv.targets):
-            raise SpecError(None, "intervention.targets_per_row", iv.targets_per_row,
-                            "cannot exceed the size of the target pool")
-        if iv.value_rule.low_q >= iv.value_rule.high_q:
-            raise SpecError(None, "intervention.value_rule", iv.value_rule.model_dump(),
-                            "low_q must be below high_q")
+            raise SpecError(
+                None,
+                "intervention.targets_per_row",
+                iv.targets_per_row,
+                "cannot exceed the size of the target pool",
+            )
+        if iv.value_rule.kind == "fixed":
+            missing = [t for t in iv.targets if t not in iv.value_rule.values]
+            if missing:
+                raise SpecError(
+                    missing[0],
+                    "intervention.value_rule.values",
+                    iv.value_rule.values,
+                    "a fixed value rule needs a value for every target",
+                )
+            for t, val in iv.value_rule.values.items():
+                if t not in iv.targets:
+                    raise SpecError(
+                        t, "intervention.value_rule.values", t, "not in the target pool"
+                    )
+                if not math.isfinite(val):
+                    raise SpecError(t, "intervention.value_rule.values", val, "must be finite")
+        elif iv.value_rule.low_q >= iv.value_rule.high_q:
+            raise SpecError(
+                None,
+                "intervention.value_rule",
+                iv.value_rule.model_dump(),
+                "low_q must be below high_q",
+            )
     del names
 
 

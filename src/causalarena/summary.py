@@ -13,9 +13,22 @@ from typing import Any
 
 import numpy as np
 
-FACTOR_COLUMNS = ["instance_id", "scm_id", "setting", "graph_family", "d", "n_edges",
-                  "mechanism_tags", "noise_tags", "root_tags", "root_dependency", "difficulty",
-                  "varsortability", "r2_sortability", "audit_attempts"]
+FACTOR_COLUMNS = [
+    "instance_id",
+    "scm_id",
+    "setting",
+    "graph_family",
+    "d",
+    "n_edges",
+    "mechanism_tags",
+    "noise_tags",
+    "root_tags",
+    "root_dependency",
+    "difficulty",
+    "varsortability",
+    "r2_sortability",
+    "audit_attempts",
+]
 
 
 def collect(folder: str | Path) -> dict[str, Any]:
@@ -46,10 +59,13 @@ def collect(folder: str | Path) -> dict[str, Any]:
         rows_per_config[config] = n
     grid: dict[tuple[str, int], int] = defaultdict(int)
     edges: dict[tuple[str, int], list[int]] = defaultdict(list)
-    cov: dict[str, dict[str, int]] = {"mechanism_tags": defaultdict(int),
-                                      "noise_tags": defaultdict(int), "root_tags": defaultdict(int),
-                                      "root_dependency": defaultdict(int),
-                                      "difficulty": defaultdict(int)}
+    cov: dict[str, dict[str, int]] = {
+        "mechanism_tags": defaultdict(int),
+        "noise_tags": defaultdict(int),
+        "root_tags": defaultdict(int),
+        "root_dependency": defaultdict(int),
+        "difficulty": defaultdict(int),
+    }
     attempts = []
     for r in scm_rows.values():
         key = (r["graph_family"], r["d"])
@@ -68,10 +84,15 @@ def collect(folder: str | Path) -> dict[str, Any]:
         "grid": dict(grid),
         "edges": {k: float(np.mean(v)) for k, v in edges.items()},
         "coverage": {k: dict(v) for k, v in cov.items()},
-        "audit": {"scms": len(attempts), "resampled": sum(a > 1 for a in attempts),
-                  "mean_attempts": float(np.mean(attempts)) if attempts else 0.0},
-        "sortability": {f: (float(np.nanmean([a for a, _ in v])), float(np.nanmean([b for _, b in v])))
-                        for f, v in sort.items()},
+        "audit": {
+            "scms": len(attempts),
+            "resampled": sum(a > 1 for a in attempts),
+            "mean_attempts": float(np.mean(attempts)) if attempts else 0.0,
+        },
+        "sortability": {
+            f: (float(np.nanmean([a for a, _ in v])), float(np.nanmean([b for _, b in v])))
+            for f, v in sort.items()
+        },
     }
 
 
@@ -86,8 +107,10 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     console = console or Console()
     s = collect(folder)
     m = s["manifest"]
-    console.print(f"[bold]{m['suite']}[/bold] v{m['version']} ({m['scale']}), seed {m['seed']}, "
-                  f"configs: " + ", ".join(f"{c}={n} rows" for c, n in s["configs"].items()))
+    console.print(
+        f"[bold]{m['suite']}[/bold] v{m['version']} ({m['scale']}), seed {m['seed']}, "
+        f"configs: " + ", ".join(f"{c}={n} rows" for c, n in s["configs"].items())
+    )
     dims = sorted({d for _, d in s["grid"]})
     fams = sorted({f for f, _ in s["grid"]})
     t = Table(title="SCMs per graph family x d (mean edges)")
@@ -98,12 +121,19 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     t.add_column("R2-sort", justify="right")
     for f in fams:
         vs, r2 = s["sortability"].get(f, (float("nan"), float("nan")))
-        t.add_row(f, *[f"{s['grid'].get((f, d), 0)} ({s['edges'].get((f, d), 0):.0f})" for d in dims],
-                  f"{vs:.3f}", f"{r2:.3f}")
+        t.add_row(
+            f,
+            *[f"{s['grid'].get((f, d), 0)} ({s['edges'].get((f, d), 0):.0f})" for d in dims],
+            f"{vs:.3f}",
+            f"{r2:.3f}",
+        )
     console.print(t)
     cov = s["coverage"]
-    totals = {"mechanism_tags": len(MECHANISM_TAGS), "noise_tags": len(NOISES),
-              "root_tags": len(ROOTS)}
+    totals = {
+        "mechanism_tags": len(MECHANISM_TAGS),
+        "noise_tags": len(NOISES),
+        "root_tags": len(ROOTS),
+    }
     c = Table(title="Coverage (SCMs using each tag)")
     c.add_column("factor")
     c.add_column("covered", justify="right")
@@ -111,10 +141,11 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     for k in ("mechanism_tags", "noise_tags", "root_tags", "root_dependency", "difficulty"):
         tags = cov[k]
         total = totals.get(k, len(tags))
-        c.add_row(k, f"{len(tags)}/{total}",
-                  ", ".join(f"{t}={n}" for t, n in sorted(tags.items())))
+        c.add_row(k, f"{len(tags)}/{total}", ", ".join(f"{t}={n}" for t, n in sorted(tags.items())))
     console.print(c)
     a = s["audit"]
-    console.print(f"audit: {a['scms']} SCMs, {a['resampled']} redrawn at least once, "
-                  f"mean candidates per SCM {a['mean_attempts']:.2f}")
+    console.print(
+        f"audit: {a['scms']} SCMs, {a['resampled']} redrawn at least once, "
+        f"mean candidates per SCM {a['mean_attempts']:.2f}"
+    )
     return s

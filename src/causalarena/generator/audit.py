@@ -28,8 +28,12 @@ BOUNDARY_MASS_MAX = 0.10
 def audit_graph(spec: SCMSpec) -> list[str]:
     """Graph gates (acyclic, no isolated node, depth, edge count, in-degree cap)."""
     meta = spec.metadata
-    return [f"graph: {r}" for r in check_graph(spec.adjacency(), meta.get("graph_family", "erdos_renyi"),
-                                               meta.get("in_degree_cap"))]
+    return [
+        f"graph: {r}"
+        for r in check_graph(
+            spec.adjacency(), meta.get("graph_family", "erdos_renyi"), meta.get("in_degree_cap")
+        )
+    ]
 
 
 def _top_share(col: np.ndarray) -> float:
@@ -69,7 +73,9 @@ def audit_table(spec: SCMSpec, table: Table) -> list[str]:
         else:
             sd = col.std()
             if sd < 1e-6 * (1 + abs(col.mean())) or share > DOMINANCE_MAX:
-                reasons.append(f"{tag}: continuous {name} is near-constant (sd={sd:.3g}, top={share:.1%})")
+                reasons.append(
+                    f"{tag}: continuous {name} is near-constant (sd={sd:.3g}, top={share:.1%})"
+                )
     for name, (lo, hi) in table.diagnostics.get("clip_bounds", {}).items():
         col = X[:, names.index(name)]
         mass = float(np.mean(np.isclose(col, lo) | np.isclose(col, hi)))
@@ -81,8 +87,10 @@ def audit_table(spec: SCMSpec, table: Table) -> list[str]:
     iu = np.triu_indices(len(names), 1)
     over = np.abs(C[iu]) > CORR_MAX
     if over.any():
-        pairs = [(names[a], names[b], round(float(C[a, b]), 4))
-                 for a, b in zip(iu[0][over], iu[1][over], strict=True)][:5]
+        pairs = [
+            (names[a], names[b], round(float(C[a, b]), 4))
+            for a, b in zip(iu[0][over], iu[1][over], strict=True)
+        ][:5]
         reasons.append(f"{tag}: near-duplicate pairs |corr|>{CORR_MAX}: {pairs}")
     if table.n_int:
         reasons += _audit_interventions(spec, table)

@@ -157,7 +157,7 @@ def _sweep(
     info: dict[str, Any] = {"natural": {}, "calibration": {}}
     # dependent root blocks: copula uniforms, one stream per block
     block_u = [
-        DEP(block.kind).uniforms(block.params, n, _stream(seed, _S_ROOTBLOCK, b))
+        _dependency(block.kind).uniforms(block.params, n, _stream(seed, _S_ROOTBLOCK, b))
         for b, block in enumerate(spec.root_dependency)
     ]
     values_rng = _stream(seed, _S_VALUES)
@@ -188,6 +188,8 @@ def _sweep(
                     loc, scale = v.out_loc, v.out_scale
                 s = v.strength * (raw - loc) / scale
             else:
+                if calibrate and np.unique(raw).size < 2:
+                    raise _Degenerate(v.name, "discrete mechanism output is constant on the pilot")
                 s = raw
             noise_params = v.noise.params
             if calibrate:
@@ -205,10 +207,13 @@ def _sweep(
         if mask is not None and mask[:, j].any():
             rows = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
-            vals = _do_values(
-                x[:n_obs], c.kinds[j], rows.size, iv.value_rule.low_q, iv.value_rule.high_q,
-                values_rng,
-            )
+            rule = iv.value_rule
+            if rule.kind == "fixed":
+                vals = np.full(rows.size, float(rule.values[v.name]))
+            else:
+                vals = _do_values(
+                    x[:n_obs], c.kinds[j], rows.size, rule.low_q, rule.high_q, values_rng
+                )
             if shift is not None and v.name in shift.get("targets", []):
                 k = shift["targets"].index(v.name)
                 iqr = float(np.subtract(*np.percentile(x[:n_obs], [75, 25])))
@@ -228,7 +233,7 @@ class _Degenerate(Exception):
         self.reason = reason
 
 
-def DEP(kind: str):  # noqa: N802 - small registry accessor
+def _dependency(kind: str):
     from causalarena.generator.distributions import DEPENDENCIES
 
     return DEPENDENCIES[kind]
@@ -323,7 +328,9 @@ def sample(
     if n_int > 0 and spec.intervention is None:
         raise SpecError(None, "intervention", None, "n_int > 0 needs an intervention definition")
     if n_int > 0 and n_obs < 1:
-        raise SpecError(None, "n_obs", n_obs, "do-values need an observational baseline (n_obs >= 1)")
+        raise SpecError(
+            None, "n_obs", n_obs, "do-values need an observational baseline (n_obs >= 1)"
+        )
     c = compile_spec(spec)
     n = n_obs + n_int
     d = spec.d
@@ -342,18 +349,20 @@ def sample(
         for j in c.target_idx:
             rows = np.flatnonzero(mask[:, j])
             nat = info["natural"].get(j, np.empty(0))
-            changed = int(np.sum(~np.isclose(X[rows, j], nat, rtol=0, atol=1e-12))) if rows.size else 0
+            changed = (
+                int(np.sum(~np.isclose(X[rows, j], nat, rtol=0, atol=1e-12))) if rows.size else 0
+            )
             per_target[spec.variables[j].name] = {"rows": int(rows.size), "changed": changed}
         diagnostics["targets"] = per_target
         if counterfactual_check:
             X0, _ = _sweep(c, n, n_obs, seed, None)
-            diagnostics["counterfactual"] = _counterfactual_report(c, X, X0, mask, row_targets, n_obs)
+            diagnostics["counterfactual"] = _counterfactual_report(
+                c, X, X0, mask, row_targets, n_obs
+            )
     X = _apply_observation_stressors(c, X, seed)
-    from causalarena.generator.distributions import NOISES
-
     clip = {}
     for j, v in enumerate(spec.variables):
-        b = NOISES[v.noise.family].clip_bounds(v.noise.params)
+        b = c.noises[j].clip_bounds(v.noise.params)
         if b is not None and "high_noise" not in c.stressors:
             clip[v.name] = b
     diagnostics["clip_bounds"] = clip
@@ -369,7 +378,12 @@ def sample(
 
 
 def _counterfactual_report(
-    c: _Compiled, X: np.ndarray, X0: np.ndarray, mask: np.ndarray, row_targets: np.ndarray, n_obs: int
+    c: _Compiled,
+    X: np.ndarray,
+    X0: np.ndarray,
+    mask: np.ndarray,
+    row_targets: np.ndarray,
+    n_obs: int,
 ) -> dict[str, int]:
     """Compare the intervened sweep with the no-intervention sweep (same noise)."""
     import networkx as nx
@@ -404,7 +418,9 @@ def _counterfactual_report(
     }
 
 
-def calibrate(spec: SCMSpec, n_pilot: int = 2000, seed: int | np.random.SeedSequence = 0) -> SCMSpec:
+def calibrate(
+    spec: SCMSpec, n_pilot: int = 2000, seed: int | np.random.SeedSequence = 0
+) -> SCMSpec:
     """Fix the data-dependent constants of a spec on an observational pilot sample.
 
     Sets each continuous structural node's ``out_loc``/``out_scale`` (mean and standard
@@ -421,8 +437,12 @@ def calibrate(spec: SCMSpec, n_pilot: int = 2000, seed: int | np.random.SeedSequ
     try:
         _, info = _sweep(c, n_pilot, n_pilot, seed, None, calibrate=True)
     except _Degenerate as exc:
-        raise SpecError(exc.variable, "mechanism", spec.variables[spec.index()[exc.variable]].mechanism.family,
-                        exc.reason) from None
+        raise SpecError(
+            exc.variable,
+            "mechanism",
+            spec.variables[spec.index()[exc.variable]].mechanism.family,
+            exc.reason,
+        ) from None
     data = spec.model_dump()
     for j, upd in info["calibration"].items():
         var = data["variables"][j]

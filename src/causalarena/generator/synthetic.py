@@ -38,9 +38,21 @@ DIMENSIONS: tuple[int, ...] = (10, 20, 30, 50, 100)
 STRESSORS: tuple[str, ...] = tuple(STRESSOR_GROUPS)
 DEPENDENT_KINDS: tuple[str, ...] = ("common_factor", "random_covariance", "uniform_ball")
 #: Active mechanism/noise family counts by d (paper A.1, "Family mixing").
-FAMILY_COUNT: dict[int, tuple[int, int]] = {10: (2, 4), 20: (3, 5), 30: (4, 6), 50: (5, 8), 100: (6, 10)}
+FAMILY_COUNT: dict[int, tuple[int, int]] = {
+    10: (2, 4),
+    20: (3, 5),
+    30: (4, 6),
+    50: (5, 8),
+    100: (6, 10),
+}
 #: Intervention target-pool size by d (paper A.1, "Target-pool size").
-TARGET_POOL: dict[int, tuple[int, int]] = {10: (2, 4), 20: (3, 6), 30: (4, 8), 50: (5, 12), 100: (8, 20)}
+TARGET_POOL: dict[int, tuple[int, int]] = {
+    10: (2, 4),
+    20: (3, 6),
+    30: (4, 8),
+    50: (5, 12),
+    100: (8, 20),
+}
 NO_NOISE_CAP = 0.10
 PILOT_ROWS = 2000
 GENERATOR_REV = 1
@@ -109,8 +121,9 @@ def _assign(names: list[str], families: list[str], rng: np.random.Generator) -> 
     return [str(x) for x in out]
 
 
-def _stressor_params(kind: str, names: list[str], kinds: list[str], targets: list[str],
-                     rng: np.random.Generator) -> dict[str, Any]:
+def _stressor_params(
+    kind: str, names: list[str], kinds: list[str], targets: list[str], rng: np.random.Generator
+) -> dict[str, Any]:
     if kind == "weak_signal":
         return {"factor": 0.45}
     if kind == "high_noise":
@@ -119,8 +132,10 @@ def _stressor_params(kind: str, names: list[str], kinds: list[str], targets: lis
         cont = [n for n, k in zip(names, kinds, strict=True) if k == "continuous"]
         m = max(1, round(0.55 * len(cont)))
         cols = sorted(rng.choice(cont, size=m, replace=False).tolist(), key=names.index)
-        return {"columns": cols,
-                "transforms": rng.choice(["signed_log", "tanh", "signed_sqrt"], size=m).tolist()}
+        return {
+            "columns": cols,
+            "transforms": rng.choice(["signed_log", "tanh", "signed_sqrt"], size=m).tolist(),
+        }
     if kind == "outliers":
         return {"fraction": 0.025}
     if kind == "missingness":
@@ -130,15 +145,19 @@ def _stressor_params(kind: str, names: list[str], kinds: list[str], targets: lis
     if kind == "intervention_shift":
         m = max(1, len(targets) // 2)
         sel = sorted(rng.choice(targets, size=m, replace=False).tolist(), key=targets.index)
-        return {"targets": sel, "scales": rng.uniform(1.2, 2.0, m).round(6).tolist(),
-                "shifts": (rng.choice([-1.0, 1.0], m) * rng.uniform(0.5, 1.5, m)).round(6).tolist()}
+        return {
+            "targets": sel,
+            "scales": rng.uniform(1.2, 2.0, m).round(6).tolist(),
+            "shifts": (rng.choice([-1.0, 1.0], m) * rng.uniform(0.5, 1.5, m)).round(6).tolist(),
+        }
     if kind == "soft_intervention":
         return {"softness": 0.45}
     raise ValueError(f"unknown stressor {kind!r}")
 
 
-def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthetic",
-              scms_per_block: int = 20) -> SCMSpec:
+def draw_spec(
+    seed: int, index: int, attempt: int, *, suite: str = "arena-synthetic", scms_per_block: int = 20
+) -> SCMSpec:
     """Draw synthetic SCM ``index`` of a suite (attempt ``attempt`` of the audit loop).
 
     Parameters
@@ -164,7 +183,13 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
 
     family, d, k = block_of(index, scms_per_block)
     rng = stream(seed, suite_key(suite), GENERATOR_REV, index, attempt)
+    dep = dependency_for(index, scms_per_block)
     g = sample_graph(family, d, rng)
+    redraws = 0
+    # a dependent root block needs >= 2 roots: redraw the graph (same stream) a few times
+    while dep != "independent" and int((g.adjacency.sum(axis=0) == 0).sum()) < 2 and redraws < 25:
+        g = sample_graph(family, d, rng)
+        redraws += 1
     A = g.adjacency
     names = [f"X{j}" for j in range(d)]
     parents = [[names[i] for i in np.flatnonzero(A[:, j])] for j in range(d)]
@@ -181,13 +206,16 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
     r = len(roots)
     rlo, rhi = (1, 1) if r <= 1 else (1, 2) if r <= 3 else (2, 4) if r <= 8 else (3, 6)
     root_fams = sorted(ROOTS)
-    active_roots = sorted(rng.choice(root_fams, size=min(int(rng.integers(rlo, rhi + 1)), r),
-                                     replace=False).tolist())
+    active_roots = sorted(
+        rng.choice(root_fams, size=min(int(rng.integers(rlo, rhi + 1)), r), replace=False).tolist()
+    )
 
-    mech_of = dict(zip(structural, _assign([names[j] for j in structural], active_mech, rng),
-                       strict=True))
-    noise_of = dict(zip(structural, _assign([names[j] for j in structural], active_noise, rng),
-                        strict=True))
+    mech_of = dict(
+        zip(structural, _assign([names[j] for j in structural], active_mech, rng), strict=True)
+    )
+    noise_of = dict(
+        zip(structural, _assign([names[j] for j in structural], active_noise, rng), strict=True)
+    )
     n_none = int(rng.integers(0, int(NO_NOISE_CAP * d) + 1))
     for j in rng.permutation(structural)[:n_none]:
         noise_of[int(j)] = "none"
@@ -199,22 +227,32 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
     for j in range(d):
         if j in root_of:
             fam = ROOTS[root_of[j]]
-            variables.append({"name": names[j], "kind": fam.kind, "role": "root",
-                              "root": {"family": fam.name, "params": fam.sample_params(rng)}})
+            variables.append(
+                {
+                    "name": names[j],
+                    "kind": fam.kind,
+                    "role": "root",
+                    "root": {"family": fam.name, "params": fam.sample_params(rng)},
+                }
+            )
         else:
             mf = MECHANISMS[mech_of[j]]
             nf = NOISES[noise_of[j]]
-            variables.append({
-                "name": names[j],
-                "kind": "ordinal" if mf.output_kind == "ordinal" else "continuous",
-                "role": "structural",
-                "parents": parents[j],
-                "mechanism": {"family": mf.name, "params": mf.sample_params(rng, len(parents[j]))},
-                "noise": {"family": nf.name, "params": nf.sample_params(rng)},
-                "strength": strength,
-            })
+            variables.append(
+                {
+                    "name": names[j],
+                    "kind": "ordinal" if mf.output_kind == "ordinal" else "continuous",
+                    "role": "structural",
+                    "parents": parents[j],
+                    "mechanism": {
+                        "family": mf.name,
+                        "params": mf.sample_params(rng, len(parents[j])),
+                    },
+                    "noise": {"family": nf.name, "params": nf.sample_params(rng)},
+                    "strength": strength,
+                }
+            )
 
-    dep = dependency_for(index, scms_per_block)
     blocks = []
     if dep != "independent":
         from causalarena.generator.distributions import DEPENDENCIES
@@ -223,15 +261,21 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
             raise _Reject(f"root dependency {dep} needs >= 2 roots, graph has {r}")
         size = int(rng.integers(2, min(r, 8) + 1))
         members = sorted(rng.choice(roots, size=size, replace=False).tolist())
-        blocks.append({"kind": dep, "roots": [names[j] for j in members],
-                       "params": DEPENDENCIES[dep].sample_params(rng, size)})
+        blocks.append(
+            {
+                "kind": dep,
+                "roots": [names[j] for j in members],
+                "params": DEPENDENCIES[dep].sample_params(rng, size),
+            }
+        )
 
     plo, phi = _bucket(d, TARGET_POOL)
     m = int(rng.integers(plo, phi + 1))
     targets = [names[j] for j in sorted(rng.choice(d, size=m, replace=False).tolist())]
     kinds = [v["kind"] for v in variables]
-    stress = [{"kind": s, "params": _stressor_params(s, names, kinds, targets, rng)}
-              for s in stressors]
+    stress = [
+        {"kind": s, "params": _stressor_params(s, names, kinds, targets, rng)} for s in stressors
+    ]
     spec = SCMSpec(
         scm_id=f"{suite}/{index:04d}",
         family="synthetic",
@@ -249,6 +293,7 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
             "density": g.density,
             "in_degree_cap": g.in_degree_cap,
             "graph_attempts": g.attempts,
+            "graph_redraws_for_roots": redraws,
             "root_dependency": dep,
             "difficulty": "+".join(stressors) if stressors else "clean",
             "active_mechanisms": active_mech,
@@ -256,8 +301,13 @@ def draw_spec(seed: int, index: int, attempt: int, *, suite: str = "arena-synthe
             "active_roots": active_roots,
         },
     )
-    return calibrate(spec, PILOT_ROWS, np.random.SeedSequence(seed, spawn_key=(
-        suite_key(suite), GENERATOR_REV, index, attempt, 1)))
+    return calibrate(
+        spec,
+        PILOT_ROWS,
+        np.random.SeedSequence(
+            seed, spawn_key=(suite_key(suite), GENERATOR_REV, index, attempt, 1)
+        ),
+    )
 
 
 class _Reject(Exception):

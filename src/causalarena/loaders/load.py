@@ -8,8 +8,9 @@ reads it without a loading script, streaming or not.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -56,11 +57,19 @@ def load(
     src = Path(source)
     if src.exists():
         if not (src / "data" / config).is_dir():
-            have = sorted(p.name for p in (src / "data").iterdir()) if (src / "data").is_dir() else []
+            have = (
+                sorted(p.name for p in (src / "data").iterdir()) if (src / "data").is_dir() else []
+            )
             raise ReleaseError(f"{src}: no config {config!r} (found: {have})")
         source = str(src.resolve())
-    return datasets.load_dataset(str(source), config, split=split, streaming=streaming,
-                                 revision=revision, cache_dir=cache_dir)
+    return datasets.load_dataset(
+        str(source),
+        config,
+        split=split,
+        streaming=streaming,
+        revision=revision,
+        cache_dir=cache_dir,
+    )
 
 
 def to_numpy(row: dict[str, Any]) -> dict[str, Any]:

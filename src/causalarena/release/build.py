@@ -34,34 +34,36 @@ SETTINGS = ("obs", "obsint")
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 64}
 
 #: Arrow schema shared by every shard of every synthetic config.
-ROW_SCHEMA = pa.schema([
-    ("instance_id", pa.string()),
-    ("scm_id", pa.string()),
-    ("scm_index", pa.int32()),
-    ("setting", pa.string()),
-    ("replicate", pa.int32()),
-    ("family", pa.string()),
-    ("graph_family", pa.string()),
-    ("d", pa.int32()),
-    ("n_edges", pa.int32()),
-    ("mechanism_tags", pa.list_(pa.string())),
-    ("noise_tags", pa.list_(pa.string())),
-    ("root_tags", pa.list_(pa.string())),
-    ("root_dependency", pa.string()),
-    ("difficulty", pa.string()),
-    ("n_obs", pa.int32()),
-    ("n_int", pa.int32()),
-    ("variables", pa.list_(pa.string())),
-    ("X", pa.list_(pa.list_(pa.float32()))),
-    ("mask", pa.list_(pa.list_(pa.bool_()))),
-    ("adjacency", pa.list_(pa.list_(pa.int8()))),
-    ("intervention_targets", pa.list_(pa.string())),
-    ("varsortability", pa.float64()),
-    ("r2_sortability", pa.float64()),
-    ("audit_attempts", pa.int32()),
-    ("audit_reasons", pa.list_(pa.string())),
-    ("spec", pa.string()),
-])
+ROW_SCHEMA = pa.schema(
+    [
+        ("instance_id", pa.string()),
+        ("scm_id", pa.string()),
+        ("scm_index", pa.int32()),
+        ("setting", pa.string()),
+        ("replicate", pa.int32()),
+        ("family", pa.string()),
+        ("graph_family", pa.string()),
+        ("d", pa.int32()),
+        ("n_edges", pa.int32()),
+        ("mechanism_tags", pa.list_(pa.string())),
+        ("noise_tags", pa.list_(pa.string())),
+        ("root_tags", pa.list_(pa.string())),
+        ("root_dependency", pa.string()),
+        ("difficulty", pa.string()),
+        ("n_obs", pa.int32()),
+        ("n_int", pa.int32()),
+        ("variables", pa.list_(pa.string())),
+        ("X", pa.list_(pa.list_(pa.float32()))),
+        ("mask", pa.list_(pa.list_(pa.bool_()))),
+        ("adjacency", pa.list_(pa.list_(pa.int8()))),
+        ("intervention_targets", pa.list_(pa.string())),
+        ("varsortability", pa.float64()),
+        ("r2_sortability", pa.float64()),
+        ("audit_attempts", pa.int32()),
+        ("audit_reasons", pa.list_(pa.string())),
+        ("spec", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,31 @@ class AuditedSCM:
 
 def data_seed(suite: SuiteDef, index: int, setting: str, replicate: int) -> np.random.SeedSequence:
     """Seed of one dataset: keyed by suite, generator revision, SCM index, setting, replicate."""
-    return np.random.SeedSequence(suite.seed, spawn_key=(
-        suite_key(suite.name), GENERATOR_REV, index, 2, SETTINGS.index(setting), replicate))
+    return np.random.SeedSequence(
+        suite.seed,
+        spawn_key=(
+            suite_key(suite.name),
+            GENERATOR_REV,
+            index,
+            2,
+            SETTINGS.index(setting),
+            replicate,
+        ),
+    )
 
 
-def sample_dataset(suite: SuiteDef, spec: SCMSpec, index: int, setting: str, replicate: int) -> Table:
+def sample_dataset(
+    suite: SuiteDef, spec: SCMSpec, index: int, setting: str, replicate: int
+) -> Table:
     """Sample one dataset of an SCM (the ``obs`` or ``obsint`` split, paper B.1)."""
     n_obs, n_int = (suite.n_obs, 0) if setting == "obs" else suite.n_obsint
-    return sample(spec, n_obs, n_int, data_seed(suite, index, setting, replicate),
-                  counterfactual_check=n_int > 0)
+    return sample(
+        spec,
+        n_obs,
+        n_int,
+        data_seed(suite, index, setting, replicate),
+        counterfactual_check=n_int > 0,
+    )
 
 
 def audited_scm(suite: SuiteDef, index: int) -> AuditedSCM:
@@ -101,8 +119,9 @@ def audited_scm(suite: SuiteDef, index: int) -> AuditedSCM:
     rejections: list[str] = []
     for attempt in range(suite.max_attempts):
         try:
-            spec = draw_spec(suite.seed, index, attempt, suite=suite.name,
-                             scms_per_block=suite.scms_per_block)
+            spec = draw_spec(
+                suite.seed, index, attempt, suite=suite.name, scms_per_block=suite.scms_per_block
+            )
         except (_Reject, SpecError) as exc:
             rejections.append(f"attempt {attempt}: {exc}")
             continue
@@ -121,8 +140,10 @@ def audited_scm(suite: SuiteDef, index: int) -> AuditedSCM:
         if not reasons:
             return AuditedSCM(spec, attempt + 1, rejections, tables)
         rejections.append(f"attempt {attempt}: " + "; ".join(reasons[:3]))
-    raise AuditError(f"{suite.name} SCM {index}: no candidate passed the audit in "
-                     f"{suite.max_attempts} attempts; last reasons: {rejections[-3:]}")
+    raise AuditError(
+        f"{suite.name} SCM {index}: no candidate passed the audit in "
+        f"{suite.max_attempts} attempts; last reasons: {rejections[-3:]}"
+    )
 
 
 def _nested(arrays: list[np.ndarray], value_type: pa.DataType) -> pa.Array:
@@ -240,15 +261,24 @@ def build_block(suite_name: str, scale: str, block: int, out: str) -> dict[str, 
         rel = shard_path(config, family, d)
         table = to_arrow(cols)
         atomic_write_parquet(outp / rel, table, **PARQUET_OPTIONS)
-        files.append({"path": rel, "config": config, "rows": table.num_rows,
-                      "bytes": (outp / rel).stat().st_size, "sha256": sha256_file(outp / rel)})
+        files.append(
+            {
+                "path": rel,
+                "config": config,
+                "rows": table.num_rows,
+                "bytes": (outp / rel).stat().st_size,
+                "sha256": sha256_file(outp / rel),
+            }
+        )
     record = {
         "block": block,
         "graph_family": family,
         "d": d,
         "files": files,
-        "scms": [{"scm_id": s.spec.scm_id, "attempts": s.attempts, "rejections": s.rejections}
-                 for s in scms],
+        "scms": [
+            {"scm_id": s.spec.scm_id, "attempts": s.attempts, "rejections": s.rejections}
+            for s in scms
+        ],
     }
     atomic_write_json(_record_path(outp, block), record)
     return record

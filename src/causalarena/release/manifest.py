@@ -17,8 +17,15 @@ from causalarena.release.io import atomic_write_json
 from causalarena.release.suites import SuiteDef
 
 MANIFEST = "manifest.json"
-RECORDED_PACKAGES = ("numpy", "scipy", "pyarrow", "datasets", "pydantic", "networkx",
-                     "threadpoolctl")
+RECORDED_PACKAGES = (
+    "numpy",
+    "scipy",
+    "pyarrow",
+    "datasets",
+    "pydantic",
+    "networkx",
+    "threadpoolctl",
+)
 
 
 def environment() -> dict[str, Any]:

@@ -42,10 +42,12 @@ class SuiteDef:
     n_obs: int = 1000
     n_obsint: tuple[int, int] = (800, 200)
     max_attempts: int = 50
-    scales: dict[str, Scale] = field(default_factory=lambda: {
-        "mini": Scale(public_per_block=1, replicates=1),
-        "full": Scale(public_per_block=10, replicates=5),
-    })
+    scales: dict[str, Scale] = field(
+        default_factory=lambda: {
+            "mini": Scale(public_per_block=1, replicates=1),
+            "full": Scale(public_per_block=10, replicates=5),
+        }
+    )
 
     @property
     def configs(self) -> tuple[str, str]:
@@ -58,8 +60,11 @@ class SuiteDef:
 
     def public_positions(self, block: int) -> list[int]:
         """Block positions of the public SCMs, in release order (seeded permutation)."""
-        rng = np.random.default_rng(np.random.SeedSequence(
-            self.seed, spawn_key=(suite_key(self.name), GENERATOR_REV, 10**6 + block)))
+        rng = np.random.default_rng(
+            np.random.SeedSequence(
+                self.seed, spawn_key=(suite_key(self.name), GENERATOR_REV, 10**6 + block)
+            )
+        )
         return [int(k) for k in rng.permutation(self.scms_per_block)[: self.public_per_block]]
 
     def reserved_positions(self, block: int) -> list[int]:
@@ -70,13 +75,17 @@ class SuiteDef:
     def public_indices(self, block: int, scale: str) -> list[int]:
         """Pool indices of the public SCMs of ``block`` written at ``scale``."""
         sc = self.get_scale(scale)
-        return [block * self.scms_per_block + k
-                for k in self.public_positions(block)[: sc.public_per_block]]
+        return [
+            block * self.scms_per_block + k
+            for k in self.public_positions(block)[: sc.public_per_block]
+        ]
 
     def get_scale(self, scale: str) -> Scale:
         if scale not in self.scales:
-            raise ValueError(f"unknown scale {scale!r} for suite {self.name!r}; "
-                             f"choose from {sorted(self.scales)}")
+            raise ValueError(
+                f"unknown scale {scale!r} for suite {self.name!r}; "
+                f"choose from {sorted(self.scales)}"
+            )
         return self.scales[scale]
 
 

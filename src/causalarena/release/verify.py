@@ -34,18 +34,21 @@ def verify(folder: str | Path) -> list[dict[str, Any]]:
         listed.add(f["path"])
         p = folder / f["path"]
         if not p.exists():
-            problems.append({"path": f["path"], "problem": "missing", "expected": f["sha256"],
-                             "found": None})
+            problems.append(
+                {"path": f["path"], "problem": "missing", "expected": f["sha256"], "found": None}
+            )
             continue
         size = p.stat().st_size
         if size != f["bytes"]:
-            problems.append({"path": f["path"], "problem": "size", "expected": f["bytes"],
-                             "found": size})
+            problems.append(
+                {"path": f["path"], "problem": "size", "expected": f["bytes"], "found": size}
+            )
             continue
         digest = sha256_file(p)
         if digest != f["sha256"]:
-            problems.append({"path": f["path"], "problem": "sha256", "expected": f["sha256"],
-                             "found": digest})
+            problems.append(
+                {"path": f["path"], "problem": "sha256", "expected": f["sha256"], "found": digest}
+            )
     data = folder / "data"
     if data.is_dir():
         for p in sorted(data.rglob("*")):

@@ -1,0 +1,31 @@
+"""Shared fixtures: offline Hugging Face caches and one mini build per test session."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.pop("HF_TOKEN", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hf_cache(tmp_path_factory):
+    """Redirect every datasets/hub cache to a temporary folder."""
+    root = tmp_path_factory.mktemp("hf")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HF_HOME", str(root))
+    mp.setenv("HF_DATASETS_CACHE", str(root / "datasets"))
+    yield root
+    mp.undo()
+
+
+@pytest.fixture(scope="session")
+def mini_release(tmp_path_factory):
+    """The mini scale of arena-synthetic, built once with one worker."""
+    from causalarena.release.build import build
+
+    return build("arena-synthetic", scale="mini", out=tmp_path_factory.mktemp("rel1"), quiet=True)

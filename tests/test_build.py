@@ -1,0 +1,172 @@
+"""Release building: schema, manifest, loading through datasets, determinism, resume, verify."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from causalarena import SCMSpec, load, sample, to_numpy
+from causalarena.release.build import ROW_SCHEMA, build
+from causalarena.release.io import sha256_file
+from causalarena.release.verify import verify
+
+
+def _shas(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): sha256_file(p) for p in sorted(folder.rglob("*.parquet"))
+    }
+
+
+def test_manifest_lists_every_shard_with_checksums(mini_release):
+    m = json.loads((mini_release / "manifest.json").read_text())
+    assert m["suite"] == "arena-synthetic" and m["scale"] == "mini"
+    assert m["configs"]["synthetic-obs"]["rows"] == 50
+    assert m["configs"]["synthetic-obsint"]["rows"] == 50
+    assert len(m["files"]) == 100
+    for f in m["files"]:
+        p = mini_release / f["path"]
+        assert p.stat().st_size == f["bytes"] and sha256_file(p) == f["sha256"]
+        assert pq.ParquetFile(p).metadata.num_rows == f["rows"]
+    assert verify(mini_release) == []
+    assert {"numpy", "pyarrow", "datasets"} <= set(m["environment"]["dependencies"])
+
+
+def test_every_shard_has_the_same_schema(mini_release):
+    for p in sorted((mini_release / "data").rglob("*.parquet")):
+        assert pq.read_schema(p).remove_metadata().equals(ROW_SCHEMA), p
+
+
+def test_card_declares_configs(mini_release):
+    text = (mini_release / "README.md").read_text()
+    assert "config_name: synthetic-obs" in text and "path: data/synthetic-obsint/*.parquet" in text
+
+
+def test_rows_are_consistent_with_their_spec(mini_release):
+    t = pq.read_table(mini_release / "data/synthetic-obsint/test-chain-d020.parquet").to_pylist()
+    assert len(t) == 1
+    row = to_numpy(t[0])
+    spec = SCMSpec.from_json(row["spec"])
+    assert row["graph_family"] == "chain" and row["d"] == 20 == spec.d
+    np.testing.assert_array_equal(row["adjacency"], spec.adjacency())
+    assert row["X"].shape == (1000, 20) and row["mask"].shape == (1000, 20)
+    assert not row["mask"][:800].any() and (row["mask"][800:].sum(axis=1) >= 1).all()
+    masked = {spec.names[j] for j in np.flatnonzero(row["mask"].any(axis=0))}
+    assert masked <= set(row["intervention_targets"])
+    # the stored X is exactly what the spec samples with the recorded seed
+    from causalarena.release.build import sample_dataset
+    from causalarena.release.suites import get_suite
+
+    again = sample_dataset(get_suite("arena-synthetic"), spec, row["scm_index"], "obsint", 0)
+    np.testing.assert_array_equal(again.X, row["X"])
+    np.testing.assert_array_equal(again.mask, row["mask"])
+
+
+def test_factor_columns_cover_the_grid(mini_release):
+    t = pq.read_table(mini_release / "data", columns=["graph_family", "d", "setting"]).to_pylist()
+    grid = {(r["graph_family"], r["d"]) for r in t}
+    assert len(grid) == 50
+    assert {r["setting"] for r in t} == {"obs", "obsint"}
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_load_with_datasets_offline(mini_release, streaming):
+    ds = load("synthetic-obsint", source=mini_release, streaming=streaming)
+    rows = list(ds)
+    assert len(rows) == 50
+    first = to_numpy(rows[0])
+    d = len(first["variables"])
+    assert first["X"].shape == (first["n_obs"] + first["n_int"], d)
+    assert first["X"].dtype == np.float32 and first["adjacency"].dtype == np.int8
+    ids = sorted(r["instance_id"] for r in rows)
+    ref = sorted(
+        pq.read_table(mini_release / "data/synthetic-obsint", columns=["instance_id"])
+        .column(0)
+        .to_pylist()
+    )
+    assert ids == ref
+
+
+def test_two_workers_give_identical_bytes(mini_release, tmp_path):
+    other = build("arena-synthetic", scale="mini", out=tmp_path / "w2", workers=2, quiet=True)
+    assert _shas(other) == _shas(mini_release)
+    assert (other / "manifest.json").read_bytes() == (mini_release / "manifest.json").read_bytes()
+    assert (other / "README.md").read_bytes() == (mini_release / "README.md").read_bytes()
+
+
+def test_resume_rebuilds_only_damaged_blocks(mini_release, tmp_path):
+    import shutil
+
+    folder = tmp_path / "resume"
+    shutil.copytree(mini_release, folder)
+    gone = folder / "data/synthetic-obs/test-tree-d010.parquet"
+    gone.unlink()
+    bad = folder / "data/synthetic-obsint/test-layered-d030.parquet"
+    bad.write_bytes(bad.read_bytes()[:-10])
+    keep = folder / "data/synthetic-obs/test-erdos_renyi-d010.parquet"
+    before = keep.stat().st_mtime_ns
+    problems = {(p["path"], p["problem"]) for p in verify(folder)}
+    assert problems == {
+        ("data/synthetic-obs/test-tree-d010.parquet", "missing"),
+        ("data/synthetic-obsint/test-layered-d030.parquet", "size"),
+    }
+    build("arena-synthetic", scale="mini", out=folder, quiet=True)
+    assert keep.stat().st_mtime_ns == before  # untouched: skipped by checksum
+    assert _shas(folder) == _shas(mini_release)
+    assert verify(folder) == []
+
+
+def test_verify_reports_corruption_and_extras(mini_release, tmp_path):
+    import shutil
+
+    folder = tmp_path / "v"
+    shutil.copytree(mini_release, folder)
+    p = folder / "data/synthetic-obs/test-chain-d010.parquet"
+    data = bytearray(p.read_bytes())
+    data[100] ^= 0xFF
+    p.write_bytes(bytes(data))
+    (folder / "data/synthetic-obs/stray.parquet").write_bytes(b"x")
+    problems = {(q["path"], q["problem"]) for q in verify(folder)}
+    assert problems == {
+        ("data/synthetic-obs/test-chain-d010.parquet", "sha256"),
+        ("data/synthetic-obs/stray.parquet", "extra"),
+    }
+    from causalarena.cli import main
+
+    assert main(["verify", str(folder)]) == 1
+    assert main(["verify", str(mini_release)]) == 0
+
+
+def test_bad_arguments_fail_clearly(tmp_path):
+    with pytest.raises(ValueError, match="unknown suite"):
+        build("arena-nope", out=tmp_path)
+    with pytest.raises(ValueError, match="unknown scale"):
+        build("arena-synthetic", scale="huge", out=tmp_path)
+    from causalarena.errors import ReleaseError
+
+    with pytest.raises(ReleaseError, match="no config"):
+        load("synthetic-nope", source=Path(__file__).parent)
+
+
+def test_sample_is_independent_of_process_state():
+    """Same spec and seed in a fresh interpreter gives the same bytes (no global RNG)."""
+    import subprocess
+    import sys
+
+    from causalarena.generator.synthetic import draw_spec
+
+    spec = draw_spec(5, 321, 0)
+    here = sample(spec, 50, 10, seed=3).X.tobytes()
+    code = (
+        "import sys,causalarena as ca;from causalarena.generator.synthetic import draw_spec;"
+        "import numpy as np;np.random.seed(123);"
+        "sys.stdout.buffer.write(ca.sample(draw_spec(5,321,0),50,10,seed=3).X.tobytes())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, check=True, env={**os.environ}
+    ).stdout
+    assert out == here
