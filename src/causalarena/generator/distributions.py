@@ -474,8 +474,16 @@ def _pois_validate(p: dict) -> None:
 
 
 def _pois_ppf(p: dict, u: np.ndarray) -> np.ndarray:
-    """Poisson root with mean ``rate``; float64 (n,) of non-negative integers."""
-    return np.asarray(stats.poisson.ppf(_as_u(u), p["rate"]), dtype=_F64)
+    """Poisson root with mean ``rate``; float64 (n,) of non-negative integers.
+
+    Inverse CDF by table look-up: the smallest k with ``F(k) >= u`` (scipy's ppf definition),
+    with the table built from ``scipy.stats.poisson.cdf`` up to ``F(k) >= 1 - 1e-13``.
+    """
+    rate = float(p["rate"])
+    k_max = int(stats.poisson.ppf(1.0 - 1e-13, rate)) + 1
+    cdf = stats.poisson.cdf(np.arange(k_max + 1), rate)
+    cdf[-1] = 1.0
+    return np.searchsorted(cdf, _as_u(u), side="left").astype(_F64)
 
 
 # -- ordinal categorical ----------------------------------------------------------------------

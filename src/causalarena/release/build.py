@@ -217,6 +217,12 @@ def shard_path(config: str, family: str, d: int) -> str:
     return f"data/{config}/test-{family}-d{d:03d}.parquet"
 
 
+def _fingerprint() -> dict[str, Any]:
+    from causalarena.release.manifest import environment
+
+    return {**environment(), "generator_rev": GENERATOR_REV}
+
+
 def _record_path(out: Path, block: int) -> Path:
     return out / ".build" / f"block-{block:03d}.json"
 
@@ -230,6 +236,8 @@ def block_is_done(out: Path, block: int) -> dict[str, Any] | None:
         rec = json.loads(rec_path.read_text())
     except json.JSONDecodeError:
         return None
+    if rec.get("environment") != _fingerprint():
+        return None  # written by another package/library version: rebuild, never mix
     for f in rec["files"]:
         p = out / f["path"]
         if not p.exists() or p.stat().st_size != f["bytes"] or sha256_file(p) != f["sha256"]:
@@ -271,6 +279,7 @@ def build_block(suite_name: str, scale: str, block: int, out: str) -> dict[str, 
             }
         )
     record = {
+        "environment": _fingerprint(),
         "block": block,
         "graph_family": family,
         "d": d,
