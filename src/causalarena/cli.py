@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,6 +22,21 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("folder")
     v = sub.add_parser("verify", help="check a release folder against its manifest")
     v.add_argument("folder")
+    r = sub.add_parser("run", help="run causal-discovery methods on a released config")
+    r.add_argument("--release", required=True, help="release folder")
+    r.add_argument("--config", required=True, help="config name, e.g. synthetic-obs")
+    r.add_argument("--methods", required=True, help="comma-separated method names (see `causalarena methods`)")
+    r.add_argument("--out", required=True, help="predictions folder")
+    r.add_argument("--timeout", type=float, default=3600.0, help="seconds per (method, instance) run")
+    r.add_argument("--workers", type=int, default=1)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--max-d", type=int, default=None, help="skip instances with more variables")
+    r.add_argument("--quiet", action="store_true")
+    rp = sub.add_parser("report", help="score predictions and write tables, plots and a leaderboard page")
+    rp.add_argument("pred_dir")
+    rp.add_argument("--out", required=True, help="report folder")
+    rp.add_argument("--release", default=None, help="release folder (default: the one in run.json)")
+    sub.add_parser("methods", help="list baseline methods and whether they can run here")
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=1)
@@ -48,6 +64,32 @@ def main(argv: list[str] | None = None) -> int:
             from causalarena.demo import run_demo
 
             run_demo(args.out, workers=args.workers, quiet=args.quiet)
+        elif args.cmd == "run":
+            from causalarena.eval.runner import run
+
+            methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+            res = run(args.release, args.config, methods, args.out, timeout=args.timeout,
+                      workers=args.workers, seed=args.seed, max_d=args.max_d, quiet=args.quiet)
+            for m, reason in res["missing"].items():
+                print(f"skipped {m}: {reason}", file=sys.stderr)
+            for m, counts in res["counts"].items():
+                print(f"{m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        elif args.cmd == "report":
+            from causalarena.eval.report import write_report
+            from causalarena.eval.score import release_of, score_predictions
+
+            release = args.release or release_of(args.pred_dir)
+            scores = score_predictions(release, args.pred_dir)
+            paths = write_report(scores, args.out, title=f"causalarena leaderboard ({Path(release).name})")
+            print(f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}")
+        elif args.cmd == "methods":
+            from causalarena.baselines.registry import all_method_infos, missing_methods
+
+            missing = missing_methods()
+            for name, info in sorted(all_method_infos().items()):
+                state = "available" if name not in missing else f"missing: {missing[name]}"
+                print(f"{name:18s} {info.family:14s} interventions={str(info.supports_interventions):5s} "
+                      f"output={info.output_graph:5s} {state}")
         elif args.cmd == "info":
             from causalarena.summary import print_summary
 
@@ -64,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{len(problems)} problem(s) in {args.folder}", file=sys.stderr)
                 return 1
             print(f"{args.folder}: every file matches manifest.json")
-    except (CausalArenaError, ValueError) as exc:
+    except (CausalArenaError, ValueError, KeyError, FileNotFoundError, ImportError) as exc:
         print(f"causalarena {args.cmd}: error: {exc}", file=sys.stderr)
         return 2
     return 0
