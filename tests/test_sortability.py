@@ -20,14 +20,34 @@ def test_varsortability_hand_computed():
     assert abs(varsortability(X, A) - 0.5) < 1e-12
 
 
-def test_path_counting_weights_multiple_paths():
-    # 0->1, 0->2, 1->3, 2->3: paths of length 1: 4, of length 2: 2 (0->3 twice) -> 6 paths
+def test_pairs_counted_once_per_path_length():
+    # 0->1, 0->2, 1->3, 2->3: length-1 pairs: 4; length-2 pairs: (0, 3) once (two paths) -> 5
     A = np.zeros((4, 4), int)
     A[0, 1] = A[0, 2] = A[1, 3] = A[2, 3] = 1
     X = np.random.default_rng(1).standard_normal((500, 4))
     X = X / X.std(axis=0) * np.sqrt([1.0, 4.0, 0.5, 2.0])
-    # edges: 0->1 up, 0->2 down, 1->3 down, 2->3 up; 0->3 (x2) up: (1+0+0+1+2)/6
-    assert abs(varsortability(X, A) - 4 / 6) < 1e-12
+    # edges: 0->1 up, 0->2 down, 1->3 down, 2->3 up; (0, 3) at length 2 up: (1+0+0+1+1)/5
+    assert abs(varsortability(X, A) - 3 / 5) < 1e-12
+
+
+def test_matches_reference_implementation_on_random_dags():
+    """Reisach et al.'s reference loop (boolean reachability per length), written out here."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        d = 8
+        A = np.triu(rng.random((d, d)) < 0.35, 1).astype(int)
+        X = rng.standard_normal((300, d)) * rng.uniform(0.2, 3.0, d)
+        E = A != 0
+        Ek = E.copy()
+        var = np.var(X, axis=0, keepdims=True)
+        n_paths = n_ok = 0.0
+        for _k in range(d - 1):
+            n_paths += Ek.sum()
+            ratio = Ek * var / var.T
+            n_ok += (ratio > 1 + 1e-9).sum() + 0.5 * ((ratio <= 1 + 1e-9) * (ratio > 1 - 1e-9)).sum()
+            Ek = Ek.dot(E)
+        if n_paths:
+            assert abs(varsortability(X, A) - n_ok / n_paths) < 1e-12
 
 
 def test_r2_coefficients_and_sortability():

@@ -19,10 +19,13 @@ def run_demo(out: str | Path = "release", *, workers: int = 1, quiet: bool = Fal
     from causalarena.release.verify import verify
     from causalarena.summary import print_summary
 
-    console = Console(quiet=quiet)
+    import datasets
+
+    datasets.disable_progress_bars()  # local Parquet files: the download bars are noise
+    console = Console(quiet=quiet, width=None if Console().is_terminal else 120)
     t0 = time.perf_counter()
     folder = build("arena-synthetic", scale="mini", out=out, workers=workers, quiet=quiet)
-    console.print(f"[green]built[/green] {folder} in {time.perf_counter() - t0:.1f} s")
+    console.print(f"[green]release ready[/green] {folder} ({time.perf_counter() - t0:.1f} s)")
     problems = verify(folder)
     console.print(f"verify: {'OK, every file matches manifest.json' if not problems else problems}")
     for config in ("synthetic-obs", "synthetic-obsint"):

@@ -104,7 +104,7 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     from causalarena.generator.distributions import NOISES, ROOTS
     from causalarena.generator.mechanisms import MECHANISM_TAGS
 
-    console = console or Console()
+    console = console or Console(width=None if Console().is_terminal else 120)
     s = collect(folder)
     m = s["manifest"]
     console.print(
@@ -113,7 +113,7 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     )
     dims = sorted({d for _, d in s["grid"]})
     fams = sorted({f for f, _ in s["grid"]})
-    t = Table(title="SCMs per graph family x d (mean edges)")
+    t = Table(title="SCMs per graph family x d (mean edges); sortability = mean over obs instances")
     t.add_column("graph family")
     for d in dims:
         t.add_column(f"d={d}", justify="right")

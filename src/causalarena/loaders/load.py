@@ -50,11 +50,16 @@ def load(
     Raises
     ------
     ReleaseError
-        If ``source`` is a local folder without the config.
+        If ``source`` is a local folder without the config, or is neither an existing folder
+        nor a Hub id of the form ``ORG/NAME`` (so a typo never falls back to a cached copy).
     """
     import datasets
 
     src = Path(source)
+    looks_like_hub_id = isinstance(source, str) and source.count("/") == 1 and not source.startswith((".", "/"))
+    if not src.exists() and not looks_like_hub_id:
+        raise ReleaseError(f"no local release folder {str(source)!r} (relative to {Path.cwd()}); "
+                           "pass the folder's path or a Hub dataset id ORG/NAME")
     if src.exists():
         if not (src / "data" / config).is_dir():
             have = (

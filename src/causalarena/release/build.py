@@ -346,6 +346,11 @@ def build(
             records[b] = rec
         else:
             todo.append(b)
+    if records and not quiet:
+        import sys
+
+        print(f"{outp}: reusing {len(records)} finished block(s) whose shards match their "
+              f"checksums; building {len(todo)}", file=sys.stderr)
     with progress(quiet) as bar:
         task = bar.add_task(f"building {suite} ({scale})", total=n_blocks, completed=len(records))
         if workers == 1:

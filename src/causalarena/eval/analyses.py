@@ -1,0 +1,834 @@
+"""Aggregate analyses of a scores table: leaderboard, slices, win rates, interactions, OOD, runtime.
+
+Every function here is a pure function of a :class:`pandas.DataFrame` and returns a new frame
+(or a small record); nothing is written to disk (see :mod:`causalarena.eval.report` for that).
+
+Input
+-----
+The functions accept the *scores table* produced by the runner (one row per method x instance
+x replicate, with a ``status`` column) or its *instance-level* form returned by
+:func:`instance_scores` (one row per method x config x SCM).  A raw table is first reduced with
+:func:`instance_scores`, so every analysis works on replicate-averaged scores (paper,
+appendix B.1: "average replicate scores to a scenario/configuration-level value, and then
+aggregate").
+
+Units and status rules
+----------------------
+* An *instance* (the unit of every comparison) is a ``(config, scm_id)`` pair: the same SCM
+  evaluated under another split (``obs`` vs ``obsint``) is a different unit.
+* Accuracy metrics are averaged over the ``ok`` replicates only.  Failed, timed-out, invalid
+  and unsupported runs never contribute a metric value; they are counted per status
+  (``n_ok``, ``n_failed``, ...) and summarised by ``coverage = n_ok / n_runs``, so they are
+  reported next to the scores and never silently dropped (paper 4.5 and B.1).
+* A method x instance cell without any ``ok`` replicate has NaN metrics and is left out of
+  every mean; means are therefore taken over the instances a method actually solved.
+* A metric that is undefined on an ``ok`` run (e.g. AUROC/AP for a method that returns no edge
+  scores, paper B.2) is NaN and skipped, so the mean is over the runs where it is defined and
+  is NaN when it is defined nowhere.
+
+Factors
+-------
+A *factor* is any column describing the instance (``family``, ``graph_family``, ``d``,
+``mechanism_tags``, ...).  Scalar factors put each instance in one category.  *List factors*
+(columns whose cells are lists, such as ``mechanism_tags``) put an instance in every category
+it contains, so one instance can count in several categories (paper 6.2: "a scenario
+contributes to every factor category present in its SCM").  :func:`instance_scores` also adds
+the derived list factor ``difficulty_stressors`` (``difficulty`` split on ``"+"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "HIGHER_IS_BETTER",
+    "LOWER_IS_BETTER",
+    "METRICS",
+    "STATUSES",
+    "RuntimeFit",
+    "instance_scores",
+    "interaction_scores",
+    "leaderboard",
+    "ood_scores",
+    "pairwise_win_matrix",
+    "pareto_front",
+    "pooled",
+    "runtime_fit",
+    "runtime_table",
+    "slice_means",
+    "slice_table",
+    "win_rates",
+]
+
+#: Accuracy metrics of the scores table (paper B.2).
+METRICS = ("precision", "recall", "f1", "shd", "nshd", "sid", "auroc", "ap", "shd_pattern")
+#: Metrics where a larger value is better.
+HIGHER_IS_BETTER = frozenset({"precision", "recall", "f1", "auroc", "ap"})
+#: Metrics where a smaller value is better.
+LOWER_IS_BETTER = frozenset({"shd", "nshd", "sid", "shd_pattern"})
+#: Allowed values of the ``status`` column.
+STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
+
+#: Cell key of the instance-level table.
+KEYS = ("method", "config", "scm_id")
+#: Columns describing the instance (constant over replicates); carried to the instance table.
+INSTANCE_COLUMNS = (
+    "setting",
+    "family",
+    "graph_family",
+    "d",
+    "n_edges",
+    "mechanism_tags",
+    "noise_tags",
+    "root_tags",
+    "root_dependency",
+    "difficulty",
+    "n",
+)
+#: Columns describing the method or the release (constant per method / per table).
+METHOD_COLUMNS = ("method_version", "library_version")
+PROVENANCE_COLUMNS = ("release_version", "manifest_sha256", "package_version")
+
+_REQUIRED = ("method", "config", "scm_id", "status")
+_TIE_RTOL = 1e-12
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------------
+def _is_instance_level(frame: pd.DataFrame) -> bool:
+    return "n_runs" in frame.columns and "coverage" in frame.columns
+
+
+def _as_instances(scores: pd.DataFrame) -> pd.DataFrame:
+    """Return the instance-level table, reducing a raw scores table when needed."""
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
+    return scores if _is_instance_level(scores) else instance_scores(scores)
+
+
+def _check_metric(metric: str, frame: pd.DataFrame) -> None:
+    if metric not in HIGHER_IS_BETTER and metric not in LOWER_IS_BETTER and metric != "runtime_s":
+        raise ValueError(
+            f"unknown metric {metric!r}; expected one of {sorted(HIGHER_IS_BETTER | LOWER_IS_BETTER)}"
+        )
+    if metric not in frame.columns:
+        raise ValueError(f"metric column {metric!r} is missing from the scores table")
+
+
+def _check_factor(factor: str, frame: pd.DataFrame) -> None:
+    if factor not in frame.columns:
+        raise ValueError(
+            f"factor column {factor!r} is missing from the scores table "
+            f"(available: {sorted(map(str, frame.columns))})"
+        )
+
+
+def _is_listlike(value: Any) -> bool:
+    return isinstance(value, list | tuple | set | frozenset | np.ndarray)
+
+
+def _explode(frame: pd.DataFrame, factor: str) -> pd.DataFrame:
+    """One row per (instance, category); list cells are expanded, empty lists dropped."""
+    col = frame[factor]
+    if col.map(_is_listlike).any():
+        out = frame.assign(**{factor: col.map(lambda v: list(v) if _is_listlike(v) else [v])})
+        out = out.explode(factor, ignore_index=True)
+        return out[out[factor].notna()]
+    return frame[col.notna()]
+
+
+def _stressors(value: Any) -> list[str]:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return []
+    parts = [p.strip() for p in str(value).split("+") if p.strip()]
+    return parts
+
+
+def _sorted_categories(values: Sequence[Any]) -> list[Any]:
+    try:
+        return sorted(set(values))
+    except TypeError:
+        return sorted(set(values), key=str)
+
+
+# ----------------------------------------------------------------------------------------------
+# replicate averaging
+# ----------------------------------------------------------------------------------------------
+def instance_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """Average replicates into one row per method x config x SCM (paper, appendix B.1).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        The runner's scores table, one row per method x instance x replicate.  Required
+        columns: ``method``, ``config``, ``scm_id``, ``status``; metric columns
+        (:data:`METRICS`), ``runtime_s`` and the instance/method/provenance columns are used
+        when present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``(method, config, scm_id)``, sorted by those keys, with
+
+        * the instance columns (``family``, ``d``, ``mechanism_tags``, ...) and the method
+          columns (``method_version``, ``library_version``) taken from the first row of the
+          cell, plus the derived list factor ``difficulty_stressors``;
+        * each metric averaged over the cell's ``ok`` rows where it is defined (NaN when the
+          cell has no ``ok`` row or the metric is undefined on all of them);
+        * ``runtime_s``: mean runtime over the ``ok`` rows; ``runtime_all_s``: mean over every
+          row with a recorded runtime (failed and timed-out runs also cost time);
+        * ``n_runs`` and one count per status (``n_ok``, ``n_failed``, ``n_timeout``,
+          ``n_invalid``, ``n_unsupported``) and ``coverage = n_ok / n_runs``.
+
+        Rows whose ``scm_id`` is missing (e.g. a prediction for an unknown instance, scored
+        ``invalid``) form their own cell, so their status is still counted.
+
+    Raises
+    ------
+    ValueError
+        If a required column is missing, the table is empty, or a ``status`` value is not one
+        of :data:`STATUSES`.
+    TypeError
+        If ``scores`` is not a DataFrame.
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
+    missing = [c for c in _REQUIRED if c not in scores.columns]
+    if missing:
+        raise ValueError(f"scores table is missing required column(s) {missing}")
+    if scores.empty:
+        raise ValueError("scores table is empty")
+    bad = sorted(set(scores["status"].astype(str)) - set(STATUSES))
+    if bad:
+        raise ValueError(f"unknown status value(s) {bad}; expected one of {list(STATUSES)}")
+
+    df = scores.reset_index(drop=True)
+    ok = df["status"] == "ok"
+    metrics = [m for m in METRICS if m in df.columns]
+    masked = pd.DataFrame(
+        {m: pd.to_numeric(df[m], errors="coerce").where(ok) for m in metrics}, index=df.index
+    )
+    if "runtime_s" in df.columns:
+        rt = pd.to_numeric(df["runtime_s"], errors="coerce")
+        masked["runtime_s"] = rt.where(ok)
+        masked["runtime_all_s"] = rt
+    for s in STATUSES:
+        masked[f"n_{s}"] = (df["status"] == s).astype(int)
+    masked["n_runs"] = 1
+    for k in KEYS:
+        masked[k] = df[k]
+    carried = [c for c in (*INSTANCE_COLUMNS, *METHOD_COLUMNS, *PROVENANCE_COLUMNS) if c in df]
+    # Prefer the instance description of an ok row, then of any row with a known instance.
+    order = np.lexsort((df.index.to_numpy(), ~ok.to_numpy()))
+    first = df.iloc[order].groupby(list(KEYS), dropna=False, sort=False)[carried].first()
+
+    grouped = masked.groupby(list(KEYS), dropna=False, sort=True)
+    means = grouped[[c for c in masked.columns if c in metrics or c.startswith("runtime")]].mean()
+    counts = grouped[[f"n_{s}" for s in STATUSES] + ["n_runs"]].sum()
+    out = means.join(counts).join(first).reset_index()
+    out["coverage"] = out["n_ok"] / out["n_runs"]
+    if "difficulty" in out.columns:
+        out["difficulty_stressors"] = out["difficulty"].map(_stressors)
+    lead = [*KEYS, *[c for c in carried if c in out.columns]]
+    if "difficulty_stressors" in out.columns:
+        lead.append("difficulty_stressors")
+    rest = [c for c in out.columns if c not in lead]
+    return out[lead + rest]
+
+
+# ----------------------------------------------------------------------------------------------
+# slices (eqs. 5-6)
+# ----------------------------------------------------------------------------------------------
+def slice_means(scores: pd.DataFrame, factor: str, metric: str = "f1") -> pd.DataFrame:
+    """Mean of one metric per method and factor category (paper eq. 6).
+
+    ``Score_c(M)`` is the mean of the replicate-averaged instance scores of the instances in
+    category ``c``.  List factors are exploded: an instance tagged ``[a, b]`` counts once in
+    ``a`` and once in ``b``.  Instances without an ``ok`` result for the method are skipped.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    factor : str
+        Column naming the categories (scalar or list-valued).
+    metric : str, default "f1"
+        Metric column to average.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method``, one column per category (sorted); NaN where the method has no scored
+        instance in the category.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric, or the metric or factor column is missing.
+    """
+    inst = _as_instances(scores)
+    _check_metric(metric, inst)
+    _check_factor(factor, inst)
+    long = _explode(inst, factor)
+    table = long.pivot_table(index="method", columns=factor, values=metric, aggfunc="mean")
+    methods = _sorted_categories(inst["method"])
+    cats = _sorted_categories(long[factor])
+    table = table.reindex(index=methods, columns=cats)
+    table.columns.name = factor
+    return table
+
+
+def slice_table(
+    scores: pd.DataFrame, factor: str, metrics: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Long table of every metric per method x category, with instance counts (eq. 6).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    factor : str
+        Column naming the categories (scalar or list-valued; lists are exploded).
+    metrics : sequence of str, optional
+        Metrics to average; default: every column of :data:`METRICS` present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``factor`` (the factor name), ``category``, ``n_instances``
+        (instances in the category), ``n_scored`` (of which with an ``ok`` result),
+        ``coverage`` (mean instance coverage), the metric means and ``runtime_s``.
+
+    Raises
+    ------
+    ValueError
+        If the factor column is missing.
+    """
+    inst = _as_instances(scores)
+    _check_factor(factor, inst)
+    if metrics is None:
+        metrics = [m for m in METRICS if m in inst.columns]
+    cols = list(metrics) + (["runtime_s"] if "runtime_s" in inst.columns else [])
+    long = _explode(inst, factor).assign(_scored=lambda f: f["n_ok"] > 0)
+    g = long.groupby(["method", factor], sort=True)
+    out = g[cols].mean()
+    out.insert(0, "coverage", g["coverage"].mean())
+    out.insert(0, "n_scored", g["_scored"].sum().astype(int))
+    out.insert(0, "n_instances", g.size())
+    out = out.reset_index().rename(columns={factor: "category"})
+    out.insert(1, "factor", factor)
+    return out
+
+
+def pooled(scores: pd.DataFrame, metric: str = "f1") -> pd.Series:
+    """Pooled score of each method over all its scored instances (paper eq. 5).
+
+    ``Score(M; B)`` with ``Agg`` = mean over instances of the replicate-averaged scores; every
+    instance (a ``(config, scm_id)`` pair) has weight one.  Filter the table first (e.g. to one
+    ``config``) for a split-specific score.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metric : str, default "f1"
+        Metric column.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by method (sorted), named after the metric; NaN for a method without any
+        scored instance.
+
+    Raises
+    ------
+    ValueError
+        Unknown or missing metric.
+    """
+    inst = _as_instances(scores)
+    _check_metric(metric, inst)
+    out = inst.groupby("method", sort=True)[metric].mean()
+    out.name = metric
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# win rates (Figure 1 / Figure 19)
+# ----------------------------------------------------------------------------------------------
+def _better_sign(metric: str) -> int:
+    if metric in HIGHER_IS_BETTER:
+        return 1
+    if metric in LOWER_IS_BETTER:
+        return -1
+    raise ValueError(
+        f"win rates need a metric with a direction; {metric!r} is not one of "
+        f"{sorted(HIGHER_IS_BETTER | LOWER_IS_BETTER)}"
+    )
+
+
+def _pairwise(inst: pd.DataFrame, metric: str, methods: list[str]) -> pd.DataFrame:
+    sign = _better_sign(metric)
+    wide = inst.pivot_table(
+        index=["config", "scm_id"], columns="method", values=metric, aggfunc="first"
+    ).reindex(columns=methods)
+    vals = wide.to_numpy(dtype=float)
+    k = len(methods)
+    mat = np.full((k, k), np.nan)
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                continue
+            a, b = vals[:, i], vals[:, j]
+            both = ~np.isnan(a) & ~np.isnan(b)
+            if not both.any():
+                continue
+            a, b = a[both], b[both]
+            tie = np.isclose(a, b, rtol=_TIE_RTOL, atol=0.0)
+            win = (sign * (a - b) > 0) & ~tie
+            mat[i, j] = (win.sum() + 0.5 * tie.sum()) / both.sum()
+    out = pd.DataFrame(mat, index=methods, columns=methods)
+    out.index.name = "method"
+    out.columns.name = "opponent"
+    return out
+
+
+def pairwise_win_matrix(
+    scores: pd.DataFrame, metric: str = "f1", family: str | None = None
+) -> pd.DataFrame:
+    """Pairwise win-rate matrix: how often the row method beats the column method (Fig. 19).
+
+    For a pair ``(A, B)`` the comparison units are the instances (``(config, scm_id)``) where
+    both methods have a defined replicate-averaged ``metric``; instances where either has no
+    ``ok`` result are left out for that pair only.  On each unit A wins (1) if its score is
+    better (higher for :data:`HIGHER_IS_BETTER`, lower for :data:`LOWER_IS_BETTER`), loses (0)
+    if worse, and a tie (equal up to a relative tolerance of 1e-12) counts 0.5.  The cell is
+    the mean over units, so ``M[A, B] + M[B, A] = 1``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metric : str, default "f1"
+        Metric compared (F1 and SHD are compared separately by calling this twice).
+    family : str, optional
+        Restrict to instances of this SCM ``family``; default: all instances.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Square method x method frame; NaN on the diagonal and for pairs without a common
+        scored instance.
+
+    Raises
+    ------
+    ValueError
+        Metric unknown, missing or without a direction; ``family`` given but no such column.
+    """
+    inst = _as_instances(scores)
+    _check_metric(metric, inst)
+    methods = _sorted_categories(inst["method"])
+    if family is not None:
+        _check_factor("family", inst)
+        inst = inst[inst["family"] == family]
+    return _pairwise(inst, metric, methods)
+
+
+def win_rates(scores: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
+    """Mean pairwise win rate of each method, per SCM family and pooled (paper Fig. 1).
+
+    A method's win rate is the mean, over the opponents it shares at least one scored instance
+    with, of its pairwise win rate (:func:`pairwise_win_matrix`).  It is computed within each
+    SCM ``family`` and once more on all instances together (column ``pooled``); the column
+    ``family_mean`` is the unweighted mean of the family columns (the ordering key of paper
+    Fig. 1).  F1 and SHD are separate calls; this function does not merge metrics.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metric : str, default "f1"
+        Metric compared; must have a direction (higher or lower is better).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method``; one column per family (sorted), then ``family_mean`` and
+        ``pooled``.  NaN where a method has no scored instance shared with any opponent.
+        Without a ``family`` column only ``pooled`` is returned.
+
+    Raises
+    ------
+    ValueError
+        Metric unknown, missing, or without a direction.
+    """
+    inst = _as_instances(scores)
+    _check_metric(metric, inst)
+    _better_sign(metric)
+    methods = _sorted_categories(inst["method"])
+    cols: dict[str, pd.Series] = {}
+    if "family" in inst.columns:
+        for fam in _sorted_categories(inst["family"].dropna()):
+            cols[str(fam)] = _pairwise(inst[inst["family"] == fam], metric, methods).mean(axis=1)
+    out = pd.DataFrame(cols, index=pd.Index(methods, name="method"))
+    if cols:
+        out["family_mean"] = out[list(cols)].mean(axis=1)
+    out["pooled"] = _pairwise(inst, metric, methods).mean(axis=1)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# interaction scores (eq. 7)
+# ----------------------------------------------------------------------------------------------
+def interaction_scores(scores: pd.DataFrame, factor: str, metric: str = "f1") -> pd.DataFrame:
+    """Double-centred method x category interaction matrix (paper 6.1, eq. 7).
+
+    With ``F[m, c]`` the slice mean of :func:`slice_means` (replicate-averaged instance scores,
+    list factors exploded), the interaction is::
+
+        I[m, c] = F[m, c] - mean_c F[m, c] - mean_m F[m, c] + mean_{m, c} F[m, c]
+
+    where the means are unweighted means over the cells of the matrix.  This removes each
+    method's overall level and each category's overall difficulty, so every row and every
+    column of ``I`` sums to zero; a positive cell means the method does better on that
+    category than both margins predict.
+
+    Double-centring needs a complete matrix: methods without any scored instance are dropped,
+    then categories missing for any remaining method are dropped with a :class:`UserWarning`.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    factor : str
+        Category column (scalar or list-valued).
+    metric : str, default "f1"
+        Metric column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method``, one column per kept category.
+
+    Raises
+    ------
+    ValueError
+        Unknown or missing metric or factor, or fewer than one complete row and column remain.
+    """
+    F = slice_means(scores, factor, metric)
+    F = F.dropna(axis=0, how="all")
+    incomplete = [c for c in F.columns if F[c].isna().any()]
+    if incomplete:
+        warnings.warn(
+            f"interaction_scores({factor!r}): dropping categories {incomplete} that lack a "
+            f"{metric} value for some method",
+            UserWarning,
+            stacklevel=2,
+        )
+        F = F.drop(columns=incomplete)
+    if F.shape[0] == 0 or F.shape[1] == 0:
+        raise ValueError(f"no complete method x {factor} matrix of {metric!r} to double-centre")
+    row = F.mean(axis=1)
+    col = F.mean(axis=0)
+    grand = float(F.to_numpy().mean())
+    out = F.sub(row, axis=0).sub(col, axis=1) + grand
+    out.columns.name = factor
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# pretraining-exposure OOD score (eq. 8)
+# ----------------------------------------------------------------------------------------------
+def ood_scores(
+    scores: pd.DataFrame,
+    priors: Mapping[str, Mapping[str, Sequence[Any]]],
+    reference_methods: Sequence[str],
+    factor: str | Sequence[str],
+    metric: str = "f1",
+) -> pd.DataFrame:
+    """Relative gain over a reference group on in-prior vs out-of-prior categories (eq. 8).
+
+    For each method ``m`` with a documented pretraining prior and each factor axis ``a``:
+
+    1. ``F[r, c]`` is the slice mean (:func:`slice_means`) of method ``r`` on category ``c``;
+       list factors are exploded, so an instance counts in every category it contains.
+    2. The reference value of a category is ``Ref[c] = mean_r F[r, c]`` over the reference
+       methods with a value on ``c``.
+    3. The categories present in the data where both ``F[m, c]`` and ``Ref[c]`` are defined are
+       split into ID (listed in ``priors[m][a]``) and OOD (not listed).  Prior categories absent
+       from the data are ignored; a missing axis key means an empty prior (all categories OOD).
+    4. Scores are macro-averaged over the categories of each split:
+       ``F_m^S = mean_{c in S} F[m, c]`` and ``F_ref^S = mean_{c in S} Ref[c]``.
+    5. ``R_m^S = (F_m^S - F_ref^S) / F_ref^S`` (a relative gain, ``0.6`` = 60 % above the
+       reference), and ``gap = R_m^ID - R_m^OOD`` (positive = the lead shrinks off-prior).
+
+    A split with no category, or a reference mean of zero, gives NaN.  Methods without an
+    entry in ``priors`` are skipped, as are prior methods absent from the data.  When several
+    axes are given, one extra row per method with ``factor == "overall"`` holds the unweighted
+    mean over axes of ``r_id``, ``r_ood`` and ``gap`` (NaNs skipped), as in paper 6.2.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    priors : mapping
+        ``{method: {factor: [categories covered by its documented pretraining prior]}}``.
+    reference_methods : sequence of str
+        The reference group (the paper uses CDIS, GIES, IGSP and PC).
+    factor : str or sequence of str
+        One factor axis or several.
+    metric : str, default "f1"
+        Metric column (a higher-is-better metric is expected for the sign to read as a gain).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``factor``, ``n_id``, ``n_ood`` (category counts), ``score_id``,
+        ``score_ood``, ``ref_id``, ``ref_ood``, ``r_id``, ``r_ood``, ``gap``.
+
+    Raises
+    ------
+    ValueError
+        ``reference_methods`` is empty or names a method absent from the data, or a factor or
+        the metric is unknown/missing.
+    """
+    inst = _as_instances(scores)
+    factors = [factor] if isinstance(factor, str) else list(factor)
+    refs = list(reference_methods)
+    if not refs:
+        raise ValueError("reference_methods must name at least one method")
+    present = set(inst["method"])
+    absent = [r for r in refs if r not in present]
+    if absent:
+        raise ValueError(f"reference method(s) {absent} have no rows in the scores table")
+    rows: list[dict[str, Any]] = []
+    for a in factors:
+        F = slice_means(inst, a, metric)
+        ref = F.loc[refs].mean(axis=0, skipna=True)
+        for m in sorted(priors):
+            if m not in F.index:
+                continue
+            covered = set((priors[m] or {}).get(a, []) or [])
+            usable = [c for c in F.columns if pd.notna(F.at[m, c]) and pd.notna(ref[c])]
+            id_c = [c for c in usable if c in covered or str(c) in covered]
+            ood_c = [c for c in usable if c not in id_c]
+            rec: dict[str, Any] = {"method": m, "factor": a, "n_id": len(id_c), "n_ood": len(ood_c)}
+            for tag, cats in (("id", id_c), ("ood", ood_c)):
+                s = float(F.loc[m, cats].mean()) if cats else np.nan
+                r = float(ref[cats].mean()) if cats else np.nan
+                rec[f"score_{tag}"] = s
+                rec[f"ref_{tag}"] = r
+                rec[f"r_{tag}"] = (s - r) / r if cats and r != 0 else np.nan
+            rec["gap"] = rec["r_id"] - rec["r_ood"]
+            rows.append(rec)
+    cols = ["method", "factor", "n_id", "n_ood", "score_id", "score_ood", "ref_id", "ref_ood"]
+    cols += ["r_id", "r_ood", "gap"]
+    out = pd.DataFrame(rows, columns=cols)
+    if len(factors) > 1 and not out.empty:
+        overall = out.groupby("method", sort=True)[["r_id", "r_ood", "gap"]].mean().reset_index()
+        overall["factor"] = "overall"
+        out = pd.concat([out, overall], ignore_index=True)[cols]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# runtime (appendix B.3, Table 4)
+# ----------------------------------------------------------------------------------------------
+class RuntimeFit(NamedTuple):
+    """Least-squares fit ``T(k) = t_fixed + k * t_graph`` (paper 5.5 / B.3)."""
+
+    t_fixed: float
+    """Intercept: one-time cost (seconds), e.g. loading a pretrained checkpoint."""
+    t_graph: float
+    """Slope: extra seconds per additional unit of ``k`` (one more graph)."""
+    r2: float
+    """Coefficient of determination of the fit."""
+    n: int
+    """Number of points used."""
+
+
+def runtime_fit(k: Sequence[float], T: Sequence[float]) -> RuntimeFit:
+    """Fit ``T(k) = T_fixed + k * T_graph`` by ordinary least squares (paper B.3, Table 4).
+
+    Parameters
+    ----------
+    k : sequence of float
+        Number of graphs scored after one load (or any size variable).
+    T : sequence of float
+        Total wall time of each run, same length as ``k``.
+
+    Returns
+    -------
+    RuntimeFit
+        ``t_fixed``, ``t_graph``, ``r2 = 1 - SS_res / SS_tot`` (1.0 when all ``T`` are equal
+        and fitted exactly) and ``n``.
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, values are not finite, or fewer than two distinct ``k`` values.
+    """
+    x = np.asarray(k, dtype=float).ravel()
+    y = np.asarray(T, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"k and T must have the same length, got {x.size} and {y.size}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("k and T must be finite")
+    if np.unique(x).size < 2:
+        raise ValueError("runtime_fit needs at least two distinct k values")
+    X = np.column_stack([np.ones_like(x), x])
+    (t_fixed, t_graph), *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - (t_fixed + t_graph * x)
+    ss_res = float(resid @ resid)
+    ss_tot = float(((y - y.mean()) ** 2).sum())
+    scale = max(1.0, float((y**2).sum()))
+    if ss_tot <= 1e-24 * scale:
+        r2 = 1.0 if ss_res <= 1e-24 * scale else float("nan")
+    else:
+        r2 = 1.0 - ss_res / ss_tot
+    return RuntimeFit(float(t_fixed), float(t_graph), float(r2), int(x.size))
+
+
+def runtime_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Mean runtime per method and dimension ``d``, with a linear fit against ``d``.
+
+    Runtimes are the instance-level ``runtime_s`` of :func:`instance_scores` (mean over ``ok``
+    replicates), so failed and timed-out runs do not enter the cost (they are counted in the
+    coverage columns instead).  The fit is :func:`runtime_fit` of instance runtime on ``d``
+    (the end-to-end analogue of the paper's ``T(k)`` fit; it is NaN with fewer than two
+    distinct ``d``).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`; needs ``runtime_s`` and
+        ``d``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method``; columns ``d=<value>`` (mean seconds per instance at that ``d``),
+        ``mean_s`` (over all scored instances), ``fit_intercept_s``, ``fit_slope_s_per_d``
+        and ``fit_r2``.
+
+    Raises
+    ------
+    ValueError
+        If ``runtime_s`` or ``d`` is missing.
+    """
+    inst = _as_instances(scores)
+    for c in ("runtime_s", "d"):
+        if c not in inst.columns:
+            raise ValueError(f"runtime_table needs a {c!r} column")
+    scored = inst[inst["runtime_s"].notna()]
+    methods = _sorted_categories(inst["method"])
+    wide = scored.pivot_table(index="method", columns="d", values="runtime_s", aggfunc="mean")
+    wide = wide.reindex(index=methods, columns=_sorted_categories(scored["d"].dropna()))
+    wide.columns = [f"d={c}" for c in wide.columns]
+    wide["mean_s"] = scored.groupby("method")["runtime_s"].mean().reindex(methods)
+    fits = []
+    for m in methods:
+        sub = scored[(scored["method"] == m) & scored["d"].notna()]
+        try:
+            f = runtime_fit(sub["d"].astype(float), sub["runtime_s"].astype(float))
+            fits.append((f.t_fixed, f.t_graph, f.r2))
+        except ValueError:
+            fits.append((np.nan, np.nan, np.nan))
+    wide[["fit_intercept_s", "fit_slope_s_per_d", "fit_r2"]] = np.array(fits, dtype=float)
+    wide.index.name = "method"
+    return wide
+
+
+# ----------------------------------------------------------------------------------------------
+# Pareto frontier (Figure 9)
+# ----------------------------------------------------------------------------------------------
+def pareto_front(cost: Sequence[float], score: Sequence[float]) -> np.ndarray:
+    """Mask of the points on the accuracy-cost Pareto frontier (paper Fig. 9).
+
+    A point is on the frontier when no other point has a cost at most as large and a score at
+    least as large, with one of the two strictly better (lower cost is better, higher score is
+    better).  Points with a NaN coordinate are never on the frontier; exact duplicates are both
+    kept.
+
+    Parameters
+    ----------
+    cost, score : sequence of float
+        Same length.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ.
+    """
+    c = np.asarray(cost, dtype=float)
+    s = np.asarray(score, dtype=float)
+    if c.shape != s.shape:
+        raise ValueError(f"cost and score must have the same length, got {c.size} and {s.size}")
+    valid = np.isfinite(c) & np.isfinite(s)
+    on = valid.copy()
+    for i in np.flatnonzero(valid):
+        other = valid & (c <= c[i]) & (s >= s[i]) & ((c < c[i]) | (s > s[i]))
+        if other.any():
+            on[i] = False
+    return on
+
+
+# ----------------------------------------------------------------------------------------------
+# leaderboard
+# ----------------------------------------------------------------------------------------------
+def leaderboard(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per method: pooled metrics, win rates, status counts and runtime.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        The raw scores table (status counts are over runs, so the raw table is needed; an
+        instance-level table also works since it keeps the counts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``method_version``, ``library_version`` (when present), the pooled
+        metrics (:func:`pooled`; NaN where undefined, e.g. AUROC/AP for hard-graph methods),
+        ``win_rate_f1`` and ``win_rate_shd`` (pooled column of :func:`win_rates`),
+        ``n_instances``, ``coverage`` (ok runs / all runs), the run counts per status and
+        ``runtime_s`` (mean instance runtime over scored instances).  Sorted by pooled F1,
+        descending, NaN last, ties broken by method name.
+
+    Raises
+    ------
+    ValueError
+        As :func:`instance_scores`.
+    """
+    inst = _as_instances(scores)
+    methods = _sorted_categories(inst["method"])
+    out = pd.DataFrame(index=pd.Index(methods, name="method"))
+    g = inst.groupby("method", sort=True)
+    for c in METHOD_COLUMNS:
+        if c in inst.columns:
+            out[c] = g[c].agg(lambda s: ", ".join(sorted({str(v) for v in s.dropna()})) or None)
+    for m in METRICS:
+        if m in inst.columns:
+            out[m] = pooled(inst, m)
+    for m in ("f1", "shd"):
+        if m in inst.columns:
+            out[f"win_rate_{m}"] = win_rates(inst, m)["pooled"]
+    out["n_instances"] = g.size()
+    counts = g[[f"n_{s}" for s in STATUSES] + ["n_runs"]].sum()
+    out["coverage"] = counts["n_ok"] / counts["n_runs"]
+    out = out.join(counts)
+    if "runtime_s" in inst.columns:
+        out["runtime_s"] = g["runtime_s"].mean()
+    out = out.reset_index()
+    if "f1" in out.columns:
+        out = out.sort_values(["f1", "method"], ascending=[False, True], na_position="last")
+    return out.reset_index(drop=True)

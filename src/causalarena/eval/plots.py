@@ -1,0 +1,418 @@
+"""Static PNG figures for a CausalArena report (paper Figs. 1, 9-11, 15 analogues).
+
+The functions draw on :class:`matplotlib.figure.Figure` objects rendered by the Agg canvas; they
+never touch :mod:`matplotlib.pyplot` or the global backend, so they are safe in headless
+processes and threads.  Each takes an already computed table from
+:mod:`causalarena.eval.analyses`, writes one PNG and returns its path.  ``metadata`` (a mapping
+of str to str) is stored in the PNG text chunks, which is how the report records provenance in
+every image.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from causalarena.eval.analyses import pareto_front
+
+__all__ = [
+    "plot_frontier",
+    "plot_interaction",
+    "plot_metric_vs_d",
+    "plot_ood",
+    "plot_precision_recall",
+    "plot_win_rates",
+]
+
+_DPI = 110
+_LABELS = {
+    "f1": "F1",
+    "shd": "SHD",
+    "nshd": "nSHD",
+    "sid": "SID",
+    "auroc": "AUROC",
+    "ap": "AP",
+    "precision": "precision",
+    "recall": "recall",
+}
+
+
+def _label(metric: str) -> str:
+    return _LABELS.get(metric, metric)
+
+
+def _colors(n: int) -> list:
+    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _method_colors(methods) -> dict:
+    """Stable colour per method: assigned in sorted-name order, so every plot agrees."""
+    names = sorted({str(m) for m in methods})
+    return dict(zip(names, _colors(len(names)), strict=True))
+
+
+def _new(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, path: str | Path, metadata: Mapping[str, str] | None) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"Software": "causalarena"}
+    meta.update({str(k): str(v) for k, v in (metadata or {}).items()})
+    fig.savefig(path, format="png", metadata=meta, facecolor="white")
+    return path
+
+
+def _empty(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def plot_win_rates(
+    win: pd.DataFrame,
+    path: str | Path,
+    *,
+    metric: str = "f1",
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Grouped bars of each method's mean pairwise win rate per SCM family (paper Fig. 1).
+
+    Parameters
+    ----------
+    win : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.win_rates` (index method; family columns,
+        ``family_mean`` and ``pooled``).  Methods are ordered by ``family_mean`` (or
+        ``pooled``), best first; the dotted line marks 0.5.
+    path : str or Path
+        PNG file to write.
+    metric : str, default "f1"
+        Metric name for the title.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    order_col = "family_mean" if "family_mean" in win.columns else "pooled"
+    fams = [c for c in win.columns if c not in ("family_mean", "pooled")] or ["pooled"]
+    data = win.sort_values(order_col, ascending=False, na_position="last")
+    n = len(data)
+    fig = _new(max(6.0, 0.55 * n * max(1, len(fams)) ** 0.5 + 2), 4.2)
+    ax = fig.add_subplot()
+    if n == 0:
+        _empty(ax, "no methods")
+        return _save(fig, path, metadata)
+    x = np.arange(n)
+    width = 0.8 / len(fams)
+    for i, (fam, color) in enumerate(zip(fams, _colors(len(fams)), strict=True)):
+        vals = data[fam].to_numpy(dtype=float)
+        ax.bar(x - 0.4 + width * (i + 0.5), np.nan_to_num(vals), width, label=str(fam), color=color)
+    ax.axhline(0.5, color="0.3", lw=0.8, ls=":")
+    ax.set_xticks(x, [str(m) for m in data.index], rotation=35, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(f"mean pairwise win rate ({_label(metric)})")
+    ax.set_title(f"Pairwise win rate on {_label(metric)} by SCM family")
+    ax.legend(title="family", fontsize="small", ncols=min(4, len(fams)), loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path, metadata)
+
+
+def plot_interaction(
+    matrix: pd.DataFrame,
+    path: str | Path,
+    *,
+    factor: str,
+    metric: str = "f1",
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Heatmap of a double-centred interaction matrix (paper Figs. 10 and 12).
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.interaction_scores` (methods x categories).
+    path : str or Path
+        PNG file to write.
+    factor, metric : str
+        Names for the title and colour-bar label.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+
+    Notes
+    -----
+    The colour scale is symmetric around zero (blue negative, red positive); cell values are
+    printed when the matrix has at most 400 cells.
+    """
+    n_m, n_c = matrix.shape
+    fig = _new(min(18.0, max(5.5, 0.75 * n_c + 3.0)), min(14.0, max(3.0, 0.42 * n_m + 1.8)))
+    ax = fig.add_subplot()
+    if matrix.size == 0:
+        _empty(ax, "no complete matrix")
+        return _save(fig, path, metadata)
+    vals = matrix.to_numpy(dtype=float)
+    lim = float(np.nanmax(np.abs(vals))) if np.isfinite(vals).any() else 1.0
+    lim = lim if lim > 0 else 1.0
+    im = ax.imshow(vals, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    ax.set_xticks(np.arange(n_c), [str(c) for c in matrix.columns], rotation=35, ha="right")
+    ax.set_yticks(np.arange(n_m), [str(m) for m in matrix.index])
+    if vals.size <= 400:
+        for i in range(n_m):
+            for j in range(n_c):
+                v = vals[i, j]
+                ax.text(
+                    j,
+                    i,
+                    f"{v:+.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if abs(v) > 0.6 * lim else "black",
+                )
+    ax.set_xlabel(factor)
+    ax.set_title(f"Double-centred {_label(metric)} interaction: method x {factor}")
+    fig.colorbar(im, ax=ax, label=f"{_label(metric)} interaction", shrink=0.9)
+    return _save(fig, path, metadata)
+
+
+def plot_metric_vs_d(
+    table: pd.DataFrame,
+    path: str | Path,
+    *,
+    metric: str = "f1",
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """One curve per method of a metric against the dimension ``d`` (paper Fig. 11).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``slice_means(scores, "d", metric)``: index method, numeric ``d`` columns.
+    path : str or Path
+        PNG file to write.
+    metric : str, default "f1"
+        Metric name for the axis label.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    fig = _new(7.0, 4.4)
+    ax = fig.add_subplot()
+    if table.size == 0:
+        _empty(ax, "no data")
+        return _save(fig, path, metadata)
+    xs = np.asarray(table.columns, dtype=float)
+    markers = "osD^v<>pP*Xh"
+    colors = _method_colors(table.index)
+    for i, (method, row) in enumerate(table.iterrows()):
+        color = colors[str(method)]
+        ys = row.to_numpy(dtype=float)
+        ok = np.isfinite(ys)
+        ax.plot(xs[ok], ys[ok], marker=markers[i % len(markers)], color=color, label=str(method))
+    ax.set_xticks(xs, [f"{x:g}" for x in xs])
+    ax.set_xlabel("number of variables d")
+    ax.set_ylabel(f"mean {_label(metric)}")
+    if metric in ("f1", "precision", "recall", "auroc", "ap"):
+        ax.set_ylim(0, 1)
+    ax.set_title(f"{_label(metric)} against dimension")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return _save(fig, path, metadata)
+
+
+def plot_precision_recall(
+    board: pd.DataFrame,
+    path: str | Path,
+    *,
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Scatter of pooled precision against pooled recall, one labelled point per method.
+
+    Dotted grey curves are F1 iso-lines (0.2, 0.4, 0.6, 0.8).
+
+    Parameters
+    ----------
+    board : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.leaderboard` (``method``, ``precision``,
+        ``recall``).
+    path : str or Path
+        PNG file to write.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    fig = _new(5.8, 5.2)
+    ax = fig.add_subplot()
+    r = np.linspace(0.01, 1, 200)
+    for f in (0.2, 0.4, 0.6, 0.8):
+        p = f * r / (2 * r - f)
+        keep = (p > 0) & (p <= 1) & (2 * r > f)
+        ax.plot(r[keep], p[keep], color="0.8", lw=0.8, ls=":")
+        ax.annotate(f"F1={f}", (1.0, f / (2 - f)), fontsize=7, color="0.5", ha="right", va="bottom")
+    data = board.dropna(subset=["precision", "recall"])
+    colors = _method_colors(board["method"])
+    for _, row in data.iterrows():
+        color = colors[str(row["method"])]
+        ax.scatter(row["recall"], row["precision"], color=color, s=40, zorder=3)
+        ax.annotate(
+            str(row["method"]),
+            (row["recall"], row["precision"]),
+            xytext=(4, 3),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("pooled recall")
+    ax.set_ylabel("pooled precision")
+    ax.set_title("Precision against recall")
+    ax.grid(alpha=0.3)
+    return _save(fig, path, metadata)
+
+
+def plot_frontier(
+    board: pd.DataFrame,
+    path: str | Path,
+    *,
+    metric: str = "f1",
+    cost: str = "runtime_s",
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Accuracy-cost frontier with the Pareto line (paper Fig. 9).
+
+    x is the mean runtime per instance (log scale when it spans more than a factor of ten), y
+    the pooled metric.  The dashed line joins
+    the methods on the Pareto frontier (:func:`causalarena.eval.analyses.pareto_front`): no
+    other method is both at least as fast and at least as accurate.
+
+    Parameters
+    ----------
+    board : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.leaderboard`.
+    path : str or Path
+        PNG file to write.
+    metric : str, default "f1"
+        Accuracy column (higher is better).
+    cost : str, default "runtime_s"
+        Cost column (lower is better, must be positive for the log axis).
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    fig = _new(6.6, 4.6)
+    ax = fig.add_subplot()
+    data = board.dropna(subset=[metric, cost])
+    data = data[data[cost] > 0]
+    if data.empty:
+        _empty(ax, "no runtime / accuracy pairs")
+        return _save(fig, path, metadata)
+    on = pareto_front(data[cost].to_numpy(float), data[metric].to_numpy(float))
+    colors = _method_colors(board["method"])
+    for (_, row), front in zip(data.iterrows(), on, strict=True):
+        color = colors[str(row["method"])]
+        ax.scatter(
+            row[cost],
+            row[metric],
+            color=color,
+            s=55 if front else 35,
+            edgecolor="black" if front else "none",
+            zorder=3,
+        )
+        ax.annotate(
+            str(row["method"]),
+            (row[cost], row[metric]),
+            xytext=(5, 3),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    front = data[on].sort_values(cost)
+    ax.plot(
+        front[cost],
+        front[metric],
+        ls="--",
+        color="0.25",
+        lw=1.2,
+        drawstyle="steps-post",
+        label="Pareto frontier",
+    )
+    lo, hi = float(data[cost].min()), float(data[cost].max())
+    if hi > 10 * lo:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("mean runtime per instance (s, log scale)")
+    else:
+        ax.set_xlabel("mean runtime per instance (s)")
+    ax.set_ylabel(f"pooled {_label(metric)}")
+    ax.set_title(f"Accuracy-cost frontier ({_label(metric)} vs runtime)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="best", fontsize="small")
+    return _save(fig, path, metadata)
+
+
+def plot_ood(
+    ood: pd.DataFrame,
+    path: str | Path,
+    *,
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Bars of ID and OOD relative gains (percent) per method and factor axis (paper Fig. 15).
+
+    Parameters
+    ----------
+    ood : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.ood_scores`.
+    path : str or Path
+        PNG file to write.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    axes_names = list(dict.fromkeys(ood["factor"])) if not ood.empty else []
+    fig = _new(max(5.0, 3.2 * max(1, len(axes_names))), 3.8)
+    if not axes_names:
+        _empty(fig.add_subplot(), "no method with a documented prior")
+        return _save(fig, path, metadata)
+    axs = fig.subplots(1, len(axes_names), sharey=True, squeeze=False)[0]
+    for ax, a in zip(axs, axes_names, strict=True):
+        sub = ood[ood["factor"] == a]
+        y = np.arange(len(sub))
+        ax.barh(y - 0.2, 100 * sub["r_id"].fillna(0), 0.4, color="#2a9d8f", label="ID")
+        ax.barh(y + 0.2, 100 * sub["r_ood"].fillna(0), 0.4, color="#e76f8f", label="OOD")
+        ax.axvline(0, color="0.3", lw=0.8)
+        ax.set_yticks(y, [str(m) for m in sub["method"]])
+        ax.set_ylim(-0.7, max(len(sub), 2) - 0.3)
+        ax.set_title(str(a))
+        ax.set_xlabel("gain over reference (%)")
+        ax.grid(axis="x", alpha=0.3)
+    axs[-1].legend(fontsize="small", loc="best")
+    fig.suptitle("Relative gain over the reference group, in-prior vs out-of-prior")
+    return _save(fig, path, metadata)
