@@ -44,7 +44,9 @@ def test_matches_reference_implementation_on_random_dags():
         for _k in range(d - 1):
             n_paths += Ek.sum()
             ratio = Ek * var / var.T
-            n_ok += (ratio > 1 + 1e-9).sum() + 0.5 * ((ratio <= 1 + 1e-9) * (ratio > 1 - 1e-9)).sum()
+            n_ok += (ratio > 1 + 1e-9).sum() + 0.5 * (
+                (ratio <= 1 + 1e-9) * (ratio > 1 - 1e-9)
+            ).sum()
             Ek = Ek.dot(E)
         if n_paths:
             assert abs(varsortability(X, A) - n_ok / n_paths) < 1e-12

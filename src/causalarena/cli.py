@@ -25,14 +25,20 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run causal-discovery methods on a released config")
     r.add_argument("--release", required=True, help="release folder")
     r.add_argument("--config", required=True, help="config name, e.g. synthetic-obs")
-    r.add_argument("--methods", required=True, help="comma-separated method names (see `causalarena methods`)")
+    r.add_argument(
+        "--methods", required=True, help="comma-separated method names (see `causalarena methods`)"
+    )
     r.add_argument("--out", required=True, help="predictions folder")
-    r.add_argument("--timeout", type=float, default=3600.0, help="seconds per (method, instance) run")
+    r.add_argument(
+        "--timeout", type=float, default=3600.0, help="seconds per (method, instance) run"
+    )
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-d", type=int, default=None, help="skip instances with more variables")
     r.add_argument("--quiet", action="store_true")
-    rp = sub.add_parser("report", help="score predictions and write tables, plots and a leaderboard page")
+    rp = sub.add_parser(
+        "report", help="score predictions and write tables, plots and a leaderboard page"
+    )
     rp.add_argument("pred_dir")
     rp.add_argument("--out", required=True, help="report folder")
     rp.add_argument("--release", default=None, help="release folder (default: the one in run.json)")
@@ -45,8 +51,35 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``causalarena`` console script; returns the exit code."""
+    """Entry point of the ``causalarena`` console script; returns the exit code.
+
+    Exit codes: 0 success; 1 ``verify`` found problems; 2 bad input (message names the file,
+    field or value); 3 unexpected internal error; 130 interrupted (rerun to resume).
+    """
     args = _parser().parse_args(argv)
+    import os
+
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print(
+            f"causalarena {args.cmd}: interrupted; finished work is kept, rerun the same "
+            "command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    except Exception as exc:  # a bug: one line, traceback on request
+        if os.environ.get("CAUSALARENA_DEBUG"):
+            raise
+        print(
+            f"causalarena {args.cmd}: internal error: {type(exc).__name__}: {exc} "
+            "(set CAUSALARENA_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 3
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from causalarena.errors import CausalArenaError
 
     try:
@@ -68,8 +101,17 @@ def main(argv: list[str] | None = None) -> int:
             from causalarena.eval.runner import run
 
             methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-            res = run(args.release, args.config, methods, args.out, timeout=args.timeout,
-                      workers=args.workers, seed=args.seed, max_d=args.max_d, quiet=args.quiet)
+            res = run(
+                args.release,
+                args.config,
+                methods,
+                args.out,
+                timeout=args.timeout,
+                workers=args.workers,
+                seed=args.seed,
+                max_d=args.max_d,
+                quiet=args.quiet,
+            )
             for m, reason in res["missing"].items():
                 print(f"skipped {m}: {reason}", file=sys.stderr)
             for m, counts in res["counts"].items():
@@ -80,16 +122,22 @@ def main(argv: list[str] | None = None) -> int:
 
             release = args.release or release_of(args.pred_dir)
             scores = score_predictions(release, args.pred_dir)
-            paths = write_report(scores, args.out, title=f"causalarena leaderboard ({Path(release).name})")
-            print(f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}")
+            paths = write_report(
+                scores, args.out, title=f"causalarena leaderboard ({Path(release).name})"
+            )
+            print(
+                f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}"
+            )
         elif args.cmd == "methods":
             from causalarena.baselines.registry import all_method_infos, missing_methods
 
             missing = missing_methods()
             for name, info in sorted(all_method_infos().items()):
                 state = "available" if name not in missing else f"missing: {missing[name]}"
-                print(f"{name:18s} {info.family:14s} interventions={str(info.supports_interventions):5s} "
-                      f"output={info.output_graph:5s} {state}")
+                print(
+                    f"{name:18s} {info.family:14s} interventions={str(info.supports_interventions):5s} "
+                    f"output={info.output_graph:5s} {state}"
+                )
         elif args.cmd == "info":
             from causalarena.summary import print_summary
 
@@ -106,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{len(problems)} problem(s) in {args.folder}", file=sys.stderr)
                 return 1
             print(f"{args.folder}: every file matches manifest.json")
-    except (CausalArenaError, ValueError, KeyError, FileNotFoundError, ImportError) as exc:
+    except (CausalArenaError, ValueError, KeyError, OSError, ImportError) as exc:
         print(f"causalarena {args.cmd}: error: {exc}", file=sys.stderr)
         return 2
     return 0

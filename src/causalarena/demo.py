@@ -14,12 +14,12 @@ def run_demo(out: str | Path = "release", *, workers: int = 1, quiet: bool = Fal
 
     Returns the summary dict of :func:`causalarena.summary.collect`.
     """
+    import datasets
+
     from causalarena.loaders.load import load, to_numpy
     from causalarena.release.build import build
     from causalarena.release.verify import verify
     from causalarena.summary import print_summary
-
-    import datasets
 
     datasets.disable_progress_bars()  # local Parquet files: the download bars are noise
     console = Console(quiet=quiet, width=None if Console().is_terminal else 120)

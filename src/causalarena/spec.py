@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from causalarena.errors import SpecError
 
 SCHEMA_VERSION = "1.0"
+#: Largest magnitude accepted for any numeric parameter (keeps float64 sampling finite).
+MAX_MAGNITUDE = 1e12
 
 VariableKind = Literal["continuous", "binary", "ordinal", "categorical", "count"]
 DependencyKind = Literal["common_factor", "random_covariance", "uniform_ball"]
@@ -69,11 +71,15 @@ def to_jsonable(value: Any, path: str = "params") -> Any:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
+        if abs(int(value)) > 2**63:
+            raise SpecError(None, path, value, "integer parameters must fit in 64 bits")
         return int(value)
     if isinstance(value, (float, np.floating)):
         f = float(value)
         if not math.isfinite(f):
-            raise SpecError(None, path, f, "parameters must be finite numbers")
+            raise SpecError(None, path, f, "values must be finite numbers")
+        if abs(f) > MAX_MAGNITUDE:
+            raise SpecError(None, path, f, f"|value| must be <= {MAX_MAGNITUDE:g}")
         return f
     if value is None or isinstance(value, str):
         return value
@@ -147,6 +153,11 @@ class Variable(_Strict):
     out_loc: float = 0.0
     out_scale: float = 1.0
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _jsonable_meta(cls, v: Any) -> Any:
+        return to_jsonable(v, "metadata") if isinstance(v, dict) else v
 
 
 class RootDependency(_Strict):
@@ -238,6 +249,11 @@ class SCMSpec(_Strict):
     intervention: InterventionSpec | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _jsonable_meta(cls, v: Any) -> Any:
+        return to_jsonable(v, "metadata") if isinstance(v, dict) else v
+
     def __init__(self, **data: Any):
         try:
             super().__init__(**data)
@@ -275,10 +291,12 @@ class SCMSpec(_Strict):
         """
         import json
 
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise SpecError(None, "<json>", type(text).__name__, "from_json needs str or bytes")
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SpecError(None, "<json>", str(exc), "text is not valid JSON") from None
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+            raise SpecError(None, "<json>", str(exc)[:200], "text is not valid JSON") from None
         return cls.from_dict(data)
 
     def to_json(self) -> str:
@@ -411,6 +429,22 @@ def _validate_semantics(spec: SCMSpec) -> None:
         if v.out_scale <= 0:
             raise SpecError(v.name, "out_scale", v.out_scale, "must be > 0")
     _toposort(spec)
+    for v in spec.variables:
+        if v.role == "root":
+            want = ROOTS[v.root.family].kind
+        else:
+            want = (
+                "ordinal"
+                if MECHANISMS[v.mechanism.family].output_kind == "ordinal"
+                else "continuous"
+            )
+        if v.kind != want:
+            raise SpecError(
+                v.name,
+                "kind",
+                v.kind,
+                f"family {(v.root or v.mechanism).family!r} produces {want!r} values",
+            )
     roles = {v.name: v.role for v in spec.variables}
     in_block: set[str] = set()
     for b, block in enumerate(spec.root_dependency):
@@ -429,6 +463,7 @@ def _validate_semantics(spec: SCMSpec) -> None:
             DEPENDENCIES,
             len(block.roots),
         )
+    _validate_stressors(spec)
     if spec.intervention is not None:
         iv = spec.intervention
         if len(set(iv.targets)) != len(iv.targets):
@@ -469,12 +504,119 @@ def _validate_semantics(spec: SCMSpec) -> None:
     del names
 
 
+_FRACTION = ("outliers", "missingness", "feature_corruption")
+_WARPS = ("signed_log", "tanh", "signed_sqrt")
+
+
+def _validate_stressors(spec: SCMSpec) -> None:
+    """Parameters of each difficulty stressor (paper A.1, "Difficulty variants")."""
+    seen: set[str] = set()
+    names = set(spec.names)
+    targets = spec.intervention.targets if spec.intervention else []
+    for k, st in enumerate(spec.stressors):
+        where = f"stressors[{k}].params"
+        if st.kind in seen:
+            raise SpecError(None, f"stressors[{k}].kind", st.kind, "stressor listed twice")
+        seen.add(st.kind)
+        p = st.params
+
+        def num(key: str, lo: float, hi: float, lo_open: bool = False, p=p, where=where) -> None:
+            val = p.get(key)
+            if isinstance(val, bool) or not isinstance(val, (int, float)):
+                raise SpecError(None, f"{where}.{key}", val, "must be a number")
+            if val < lo or val > hi or (lo_open and val == lo):
+                raise SpecError(
+                    None,
+                    f"{where}.{key}",
+                    val,
+                    f"must be in {'(' if lo_open else '['}{lo:g}, {hi:g}]",
+                )
+
+        def keys(allowed: tuple[str, ...], p=p, where=where) -> None:
+            extra = sorted(set(p) - set(allowed))
+            if extra:
+                raise SpecError(
+                    None,
+                    f"{where}.{extra[0]}",
+                    p[extra[0]],
+                    f"unknown parameter; allowed: {list(allowed)}",
+                )
+            missing = [a for a in allowed if a not in p]
+            if missing:
+                raise SpecError(None, f"{where}.{missing[0]}", None, "required parameter missing")
+
+        if st.kind == "weak_signal":
+            keys(("factor",))
+            num("factor", 0.0, 1.0, lo_open=True)
+        elif st.kind == "high_noise":
+            keys(("scale",))
+            num("scale", 0.0, 1e3, lo_open=True)
+        elif st.kind in _FRACTION:
+            keys(("fraction",))
+            num("fraction", 0.0, 0.5)
+        elif st.kind == "soft_intervention":
+            keys(("softness",))
+            num("softness", 0.0, 1.0)
+        elif st.kind == "feature_warping":
+            keys(("columns", "transforms"))
+            cols, tr = p["columns"], p["transforms"]
+            if not isinstance(cols, list) or not isinstance(tr, list) or len(cols) != len(tr):
+                raise SpecError(
+                    None,
+                    f"{where}.transforms",
+                    tr,
+                    "columns and transforms must be lists of equal length",
+                )
+            for c in cols:
+                if c not in names:
+                    raise SpecError(c, f"{where}.columns", c, "unknown variable")
+            if len(set(cols)) != len(cols):
+                raise SpecError(None, f"{where}.columns", cols, "duplicate column")
+            for t in tr:
+                if t not in _WARPS:
+                    raise SpecError(
+                        None, f"{where}.transforms", t, f"unknown transform; known: {list(_WARPS)}"
+                    )
+        elif st.kind == "intervention_shift":
+            keys(("targets", "scales", "shifts"))
+            tg, sc, sh = p["targets"], p["scales"], p["shifts"]
+            if not all(isinstance(x, list) for x in (tg, sc, sh)) or not len(tg) == len(sc) == len(
+                sh
+            ):
+                raise SpecError(
+                    None,
+                    f"{where}.targets",
+                    tg,
+                    "targets, scales and shifts must be lists of equal length",
+                )
+            for t in tg:
+                if t not in targets:
+                    raise SpecError(t, f"{where}.targets", t, "not in the intervention target pool")
+            for key, arr in (("scales", sc), ("shifts", sh)):
+                for x in arr:
+                    if isinstance(x, bool) or not isinstance(x, (int, float)):
+                        raise SpecError(None, f"{where}.{key}", x, "must be numbers")
+            if any(x <= 0 for x in sc):
+                raise SpecError(None, f"{where}.scales", sc, "scales must be > 0")
+
+
 def _spec_error_from_validation(exc: ValidationError, data: dict[str, Any]) -> SpecError:
     err = exc.errors()[0]
     ctx_err = (err.get("ctx") or {}).get("error")
-    if isinstance(ctx_err, SpecError):
-        return ctx_err
     loc = list(err.get("loc", ()))
+    if isinstance(ctx_err, SpecError):
+        if ctx_err.variable is not None or not loc:
+            return ctx_err
+        variable = None
+        if len(loc) >= 2 and loc[0] == "variables" and isinstance(loc[1], int):
+            try:
+                variable = data["variables"][loc[1]].get("name")
+            except (KeyError, IndexError, TypeError, AttributeError):
+                variable = None
+            loc = loc[2:]
+        prefix = ".".join(str(p) for p in loc if p not in ("params", "metadata"))
+        field = f"{prefix}.{ctx_err.field}" if prefix else ctx_err.field
+        return SpecError(variable, field, ctx_err.value, ctx_err.reason)
     variable = None
     if len(loc) >= 2 and loc[0] == "variables" and isinstance(loc[1], int):
         try:

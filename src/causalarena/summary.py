@@ -103,8 +103,16 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
 
     from causalarena.generator.distributions import NOISES, ROOTS
     from causalarena.generator.mechanisms import MECHANISM_TAGS
+    from causalarena.release.verify import verify
 
     console = console or Console(width=None if Console().is_terminal else 120)
+    problems = verify(folder)
+    if problems:
+        console.print(
+            f"[bold red]warning[/bold red]: {len(problems)} file(s) differ from "
+            f"manifest.json (run `causalarena verify {folder}`): "
+            + ", ".join(f"{p['path']} ({p['problem']})" for p in problems[:5])
+        )
     s = collect(folder)
     m = s["manifest"]
     console.print(

@@ -21,24 +21,26 @@ from causalarena.errors import CausalArenaError
 STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
 GRAPH_TYPES = ("dag", "cpdag", "pag")
 
-PREDICTION_SCHEMA = pa.schema([
-    ("instance_id", pa.string()),
-    ("config", pa.string()),
-    ("method", pa.string()),
-    ("method_version", pa.string()),
-    ("library_version", pa.string()),
-    ("graph_type", pa.string()),
-    ("adjacency", pa.list_(pa.list_(pa.int8()))),
-    ("edge_scores", pa.list_(pa.list_(pa.float32()))),
-    ("status", pa.string()),
-    ("runtime_s", pa.float64()),
-    ("error", pa.string()),
-    ("notes", pa.string()),
-    ("seed", pa.int64()),
-    ("release_version", pa.string()),
-    ("manifest_sha256", pa.string()),
-    ("package_version", pa.string()),
-])
+PREDICTION_SCHEMA = pa.schema(
+    [
+        ("instance_id", pa.string()),
+        ("config", pa.string()),
+        ("method", pa.string()),
+        ("method_version", pa.string()),
+        ("library_version", pa.string()),
+        ("graph_type", pa.string()),
+        ("adjacency", pa.list_(pa.list_(pa.int8()))),
+        ("edge_scores", pa.list_(pa.list_(pa.float32()))),
+        ("status", pa.string()),
+        ("runtime_s", pa.float64()),
+        ("error", pa.string()),
+        ("notes", pa.string()),
+        ("seed", pa.int64()),
+        ("release_version", pa.string()),
+        ("manifest_sha256", pa.string()),
+        ("package_version", pa.string()),
+    ]
+)
 
 
 class PredictionError(CausalArenaError, ValueError):
@@ -91,7 +93,9 @@ def validate_prediction(
         bad = ~np.isin(a, (0.0, 1.0))
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise PredictionError(f"{where}: adjacency is not binary: A[{i}, {j}] = {float(a[i, j])!r}")
+            raise PredictionError(
+                f"{where}: adjacency is not binary: A[{i}, {j}] = {float(a[i, j])!r}"
+            )
         if np.any(np.diag(a)):
             i = int(np.flatnonzero(np.diag(a))[0])
             raise PredictionError(f"{where}: self-loop A[{i}, {i}] = 1")

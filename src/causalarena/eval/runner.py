@@ -51,8 +51,9 @@ def instance_seed(instance_id: str, base_seed: int = 0) -> int:
     return (zlib.crc32(instance_id.encode()) + base_seed) % (2**31)
 
 
-def iter_instances(release: Path, config: str, *, max_d: int | None = None,
-                   instances: set[str] | None = None) -> Iterator[dict[str, Any]]:
+def iter_instances(
+    release: Path, config: str, *, max_d: int | None = None, instances: set[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """Yield instances of a config as numpy arrays, one shard in memory at a time.
 
     Raises
@@ -62,7 +63,11 @@ def iter_instances(release: Path, config: str, *, max_d: int | None = None,
     """
     folder = release / "data" / config
     if not folder.is_dir():
-        have = sorted(p.name for p in (release / "data").iterdir()) if (release / "data").is_dir() else []
+        have = (
+            sorted(p.name for p in (release / "data").iterdir())
+            if (release / "data").is_dir()
+            else []
+        )
         raise ReleaseError(f"{release}: no config {config!r} (found: {have})")
     cols = ["instance_id", "setting", "d", "X", "mask", "n_obs", "n_int"]
     for shard in sorted(folder.glob("*.parquet")):
@@ -149,9 +154,20 @@ class _Journal:
             os.fsync(fh.fileno())
 
 
-def _row(task: Task, method_info: dict[str, Any], prov: dict[str, Any], config: str, *,
-         status: str, runtime: float | None = None, adjacency=None, edge_scores=None,
-         graph_type: str | None = None, error: str | None = None, notes: dict | None = None) -> dict:
+def _row(
+    task: Task,
+    method_info: dict[str, Any],
+    prov: dict[str, Any],
+    config: str,
+    *,
+    status: str,
+    runtime: float | None = None,
+    adjacency=None,
+    edge_scores=None,
+    graph_type: str | None = None,
+    error: str | None = None,
+    notes: dict | None = None,
+) -> dict:
     return {
         "instance_id": task.instance_id,
         "config": config,
@@ -176,9 +192,11 @@ def provenance(release: Path) -> dict[str, str]:
     from causalarena.release.manifest import read_manifest
 
     m = read_manifest(release)
-    return {"release_version": f"{m['suite']}@{m['version']}",
-            "manifest_sha256": sha256_file(release / "manifest.json"),
-            "package_version": __version__}
+    return {
+        "release_version": f"{m['suite']}@{m['version']}",
+        "manifest_sha256": sha256_file(release / "manifest.json"),
+        "package_version": __version__,
+    }
 
 
 def run(
@@ -246,10 +264,13 @@ def run(
     meta: dict[str, dict[str, Any]] = {}
     for m in runnable:
         method = get_method(m)
-        meta[m] = {"version": method.info.version, "library_version": method.library_version(),
-                   "output_graph": method.info.output_graph,
-                   "supports_interventions": method.info.supports_interventions,
-                   "requires_interventions": method.info.requires_interventions}
+        meta[m] = {
+            "version": method.info.version,
+            "library_version": method.library_version(),
+            "output_graph": method.info.output_graph,
+            "supports_interventions": method.info.supports_interventions,
+            "requires_interventions": method.info.requires_interventions,
+        }
     journals = {m: _Journal(out / config / f".{m}.jsonl") for m in runnable}
     done = {m: {r["instance_id"] for r in journals[m].read()} for m in runnable}
     ids = _instance_ids(release, config, max_d)
@@ -258,18 +279,26 @@ def run(
         for inst in iter_instances(release, config, max_d=max_d):
             for m in runnable:
                 if inst["instance_id"] not in done[m]:
-                    yield Task(m, inst["instance_id"], inst["setting"], inst["d"],
-                               instance_seed(inst["instance_id"], seed), inst["X"],
-                               inst["mask"] if inst["setting"] == "obsint" else None)
+                    yield Task(
+                        m,
+                        inst["instance_id"],
+                        inst["setting"],
+                        inst["d"],
+                        instance_seed(inst["instance_id"], seed),
+                        inst["X"],
+                        inst["mask"] if inst["setting"] == "obsint" else None,
+                    )
 
     pending = tasks()
     ctx = _context()
     running: list[tuple[Any, Any, Task, float]] = []
     exhausted = False
     with progress(quiet) as bar:
-        bar_id = bar.add_task(f"running {len(runnable)} method(s) on {config}",
-                              total=len(ids) * len(runnable),
-                              completed=sum(len(v & set(ids)) for v in done.values()))
+        bar_id = bar.add_task(
+            f"running {len(runnable)} method(s) on {config}",
+            total=len(ids) * len(runnable),
+            completed=sum(len(v & set(ids)) for v in done.values()),
+        )
         while not exhausted or running:
             while not exhausted and len(running) < workers:
                 task = next(pending, None)
@@ -278,17 +307,25 @@ def run(
                     break
                 info = meta[task.method]
                 unsupported = (task.setting == "obsint" and not info["supports_interventions"]) or (
-                    task.setting == "obs" and info["requires_interventions"])
+                    task.setting == "obs" and info["requires_interventions"]
+                )
                 if unsupported:
-                    why = ("method does not use intervention masks" if task.setting == "obsint"
-                           else "method needs interventional data")
-                    journals[task.method].append(_row(task, info, prov, config, status="unsupported",
-                                                      error=why))
+                    why = (
+                        "method does not use intervention masks"
+                        if task.setting == "obsint"
+                        else "method needs interventional data"
+                    )
+                    journals[task.method].append(
+                        _row(task, info, prov, config, status="unsupported", error=why)
+                    )
                     bar.advance(bar_id)
                     continue
                 parent, child = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_worker, args=(child, task.method, task.X, task.mask,
-                                                          task.seed), daemon=True)
+                proc = ctx.Process(
+                    target=_worker,
+                    args=(child, task.method, task.X, task.mask, task.seed),
+                    daemon=True,
+                )
                 proc.start()
                 child.close()
                 running.append((proc, parent, task, time.perf_counter()))
@@ -301,28 +338,70 @@ def run(
                     try:
                         status, A, S, gtype, notes, rt, err = conn.recv()
                     except EOFError:
-                        status, A, S, gtype, notes, rt, err = ("failed", None, None, None, {},
-                                                               None, "worker closed the pipe")
+                        status, A, S, gtype, notes, rt, err = (
+                            "failed",
+                            None,
+                            None,
+                            None,
+                            {},
+                            None,
+                            "worker closed the pipe",
+                        )
                     proc.join(5)
                     if status == "ok":
                         try:
-                            A, S = validate_prediction(task.instance_id, task.d, A, S, gtype or "dag")
-                            row = _row(task, info, prov, config, status="ok", runtime=rt,
-                                       adjacency=A, edge_scores=S, graph_type=gtype, notes=notes)
+                            A, S = validate_prediction(
+                                task.instance_id, task.d, A, S, gtype or "dag"
+                            )
+                            row = _row(
+                                task,
+                                info,
+                                prov,
+                                config,
+                                status="ok",
+                                runtime=rt,
+                                adjacency=A,
+                                edge_scores=S,
+                                graph_type=gtype,
+                                notes=notes,
+                            )
                         except PredictionError as exc:
-                            row = _row(task, info, prov, config, status="invalid", runtime=rt,
-                                       error=str(exc), notes=notes)
+                            row = _row(
+                                task,
+                                info,
+                                prov,
+                                config,
+                                status="invalid",
+                                runtime=rt,
+                                error=str(exc),
+                                notes=notes,
+                            )
                     else:
-                        row = _row(task, info, prov, config, status="failed", runtime=elapsed,
-                                   error=err)
+                        row = _row(
+                            task, info, prov, config, status="failed", runtime=elapsed, error=err
+                        )
                 elif elapsed > timeout:
                     proc.kill()
                     proc.join(5)
-                    row = _row(task, info, prov, config, status="timeout", runtime=elapsed,
-                               error=f"exceeded the {timeout:g} s wall-time budget")
+                    row = _row(
+                        task,
+                        info,
+                        prov,
+                        config,
+                        status="timeout",
+                        runtime=elapsed,
+                        error=f"exceeded the {timeout:g} s wall-time budget",
+                    )
                 elif not proc.is_alive() and not conn.poll(0):
-                    row = _row(task, info, prov, config, status="failed", runtime=elapsed,
-                               error=f"worker exited with code {proc.exitcode} without a result")
+                    row = _row(
+                        task,
+                        info,
+                        prov,
+                        config,
+                        status="failed",
+                        runtime=elapsed,
+                        error=f"worker exited with code {proc.exitcode} without a result",
+                    )
                 if row is None:
                     still.append((proc, conn, task, t0))
                 else:
@@ -346,12 +425,24 @@ def run(
     return {"counts": counts, "missing": missing, "files": files}
 
 
-def _update_run_file(out: Path, release: Path, config: str, methods: list[str],
-                     missing: dict[str, str], timeout: float, seed: int, max_d: int | None) -> None:
+def _update_run_file(
+    out: Path,
+    release: Path,
+    config: str,
+    methods: list[str],
+    missing: dict[str, str],
+    timeout: float,
+    seed: int,
+    max_d: int | None,
+) -> None:
     path = out / RUN_FILE
     data = json.loads(path.read_text()) if path.exists() else {"runs": {}}
     data["release"] = str(release.resolve())
-    data["runs"][config] = {"methods": sorted(set(data["runs"].get(config, {}).get("methods", []))
-                                              | set(methods)),
-                            "missing": missing, "timeout_s": timeout, "seed": seed, "max_d": max_d}
+    data["runs"][config] = {
+        "methods": sorted(set(data["runs"].get(config, {}).get("methods", [])) | set(methods)),
+        "missing": missing,
+        "timeout_s": timeout,
+        "seed": seed,
+        "max_d": max_d,
+    }
     atomic_write_json(path, data)

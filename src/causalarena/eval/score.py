@@ -24,9 +24,24 @@ from causalarena.eval.predictions import PredictionError, validate_prediction
 from causalarena.eval.runner import instance_seed
 
 METRICS = ("precision", "recall", "f1", "shd", "nshd", "sid", "auroc", "ap", "shd_pattern")
-TRUTH_COLUMNS = ["instance_id", "scm_id", "replicate", "setting", "family", "graph_family", "d",
-                 "n_edges", "mechanism_tags", "noise_tags", "root_tags", "root_dependency",
-                 "difficulty", "n_obs", "n_int", "adjacency"]
+TRUTH_COLUMNS = [
+    "instance_id",
+    "scm_id",
+    "replicate",
+    "setting",
+    "family",
+    "graph_family",
+    "d",
+    "n_edges",
+    "mechanism_tags",
+    "noise_tags",
+    "root_tags",
+    "root_dependency",
+    "difficulty",
+    "n_obs",
+    "n_int",
+    "adjacency",
+]
 
 
 def read_truth(release: Path, config: str) -> dict[str, dict[str, Any]]:
@@ -47,9 +62,22 @@ def score_rows(pred: pd.DataFrame, truth: dict[str, dict[str, Any]], config: str
     rows = []
     for p in pred.to_dict("records"):
         iid = p["instance_id"]
-        base = {k: p.get(k) for k in ("method", "method_version", "library_version", "instance_id",
-                                      "status", "runtime_s", "error", "graph_type",
-                                      "release_version", "manifest_sha256", "package_version")}
+        base = {
+            k: p.get(k)
+            for k in (
+                "method",
+                "method_version",
+                "library_version",
+                "instance_id",
+                "status",
+                "runtime_s",
+                "error",
+                "graph_type",
+                "release_version",
+                "manifest_sha256",
+                "package_version",
+            )
+        }
         base["config"] = config
         t = truth.get(iid)
         metrics: dict[str, Any] = dict.fromkeys(METRICS, np.nan)
@@ -60,11 +88,17 @@ def score_rows(pred: pd.DataFrame, truth: dict[str, dict[str, Any]], config: str
             base.update({k: v for k, v in t.items() if k != "adjacency"})
             if base["status"] == "ok":
                 try:
-                    A, S = validate_prediction(iid, t["d"], _arr(p.get("adjacency")),
-                                               _arr(p.get("edge_scores")), p.get("graph_type") or "dag")
+                    A, S = validate_prediction(
+                        iid,
+                        t["d"],
+                        _arr(p.get("adjacency")),
+                        _arr(p.get("edge_scores")),
+                        p.get("graph_type") or "dag",
+                    )
                     res = score_graph(t["adjacency"], A, edge_scores=S, seed=instance_seed(iid))
-                    metrics.update({k: (np.nan if res.get(k) is None else float(res[k]))
-                                    for k in METRICS})
+                    metrics.update(
+                        {k: (np.nan if res.get(k) is None else float(res[k])) for k in METRICS}
+                    )
                 except (PredictionError, ValueError) as exc:
                     base["status"] = "invalid"
                     base["error"] = str(exc)

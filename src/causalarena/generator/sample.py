@@ -204,6 +204,13 @@ def _sweep(
             if c.kinds[j] in DISCRETE_KINDS:
                 hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
                 x = np.clip(np.round(x), 0, hi_level)
+        if not np.all(np.isfinite(x)):
+            raise SpecError(
+                v.name,
+                "mechanism" if v.role == "structural" else "root",
+                (v.mechanism or v.root).family,
+                "produced non-finite values; check parameter magnitudes",
+            )
         if mask is not None and mask[:, j].any():
             rows = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
@@ -287,6 +294,20 @@ def _apply_observation_stressors(
     return X
 
 
+def _check_args(spec: Any, n_obs: Any, n_int: Any, seed: Any) -> None:
+    if not isinstance(spec, SCMSpec):
+        raise TypeError(
+            f"spec must be an SCMSpec (use SCMSpec.from_json/from_dict), got {type(spec).__name__}"
+        )
+    for name, val in (("n_obs", n_obs), ("n_int", n_int)):
+        if isinstance(val, (bool, np.bool_)) or not isinstance(val, (int, np.integer)) or val < 0:
+            raise SpecError(None, name, val, "row counts must be integers >= 0")
+    if isinstance(seed, np.random.SeedSequence):
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SpecError(None, "seed", seed, "seed must be an integer >= 0 or a numpy SeedSequence")
+
+
 def sample(
     spec: SCMSpec,
     n_obs: int,
@@ -323,8 +344,7 @@ def sample(
     SpecError
         If ``n_int > 0`` and the spec has no intervention definition, or sizes are negative.
     """
-    if n_obs < 0 or n_int < 0:
-        raise SpecError(None, "n_obs/n_int", (n_obs, n_int), "row counts must be >= 0")
+    _check_args(spec, n_obs, n_int, seed)
     if n_int > 0 and spec.intervention is None:
         raise SpecError(None, "intervention", None, "n_int > 0 needs an intervention definition")
     if n_int > 0 and n_obs < 1:
@@ -433,6 +453,8 @@ def calibrate(
     SpecError
         If a mechanism output is constant on the pilot (names the variable).
     """
+    if isinstance(n_pilot, bool) or not isinstance(n_pilot, int) or n_pilot < 10:
+        raise SpecError(None, "n_pilot", n_pilot, "the pilot needs an integer >= 10 rows")
     c = compile_spec(spec)
     try:
         _, info = _sweep(c, n_pilot, n_pilot, seed, None, calibrate=True)

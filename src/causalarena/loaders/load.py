@@ -56,10 +56,14 @@ def load(
     import datasets
 
     src = Path(source)
-    looks_like_hub_id = isinstance(source, str) and source.count("/") == 1 and not source.startswith((".", "/"))
+    looks_like_hub_id = (
+        isinstance(source, str) and source.count("/") == 1 and not source.startswith((".", "/"))
+    )
     if not src.exists() and not looks_like_hub_id:
-        raise ReleaseError(f"no local release folder {str(source)!r} (relative to {Path.cwd()}); "
-                           "pass the folder's path or a Hub dataset id ORG/NAME")
+        raise ReleaseError(
+            f"no local release folder {str(source)!r} (relative to {Path.cwd()}); "
+            "pass the folder's path or a Hub dataset id ORG/NAME"
+        )
     if src.exists():
         if not (src / "data" / config).is_dir():
             have = (

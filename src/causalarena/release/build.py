@@ -21,11 +21,16 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from causalarena.errors import AuditError, SpecError
+from causalarena.errors import AuditError, ReleaseError, SpecError
 from causalarena.generator.audit import audit_graph, audit_table
 from causalarena.generator.sample import Table, sample
 from causalarena.generator.synthetic import GENERATOR_REV, _Reject, draw_spec, node_tags, suite_key
-from causalarena.release.io import atomic_write_json, atomic_write_parquet, sha256_file
+from causalarena.release.io import (
+    atomic_write_json,
+    atomic_write_parquet,
+    remove_stale_temporaries,
+    sha256_file,
+)
 from causalarena.release.suites import SuiteDef, get_suite
 from causalarena.sortability import r2_sortability, varsortability
 from causalarena.spec import SCMSpec
@@ -130,7 +135,11 @@ def audited_scm(suite: SuiteDef, index: int) -> AuditedSCM:
         if not reasons:
             for setting in SETTINGS:
                 for rep in range(suite.replicates):
-                    t = sample_dataset(suite, spec, index, setting, rep)
+                    try:
+                        t = sample_dataset(suite, spec, index, setting, rep)
+                    except SpecError as exc:
+                        reasons = [f"{setting}: {exc} (replicate {rep})"]
+                        break
                     reasons = [f"{r} (replicate {rep})" for r in audit_table(spec, t)]
                     if reasons:
                         break
@@ -217,27 +226,36 @@ def shard_path(config: str, family: str, d: int) -> str:
     return f"data/{config}/test-{family}-d{d:03d}.parquet"
 
 
-def _fingerprint() -> dict[str, Any]:
+def build_key(suite: SuiteDef, scale: str) -> dict[str, Any]:
+    """What a finished block must have been built for to be reused on resume."""
     from causalarena.release.manifest import environment
 
-    return {**environment(), "generator_rev": GENERATOR_REV}
+    return {
+        "suite": suite.name,
+        "version": suite.version,
+        "seed": suite.seed,
+        "scale": scale,
+        "generator_rev": GENERATOR_REV,
+        "environment": environment(),
+    }
 
 
 def _record_path(out: Path, block: int) -> Path:
     return out / ".build" / f"block-{block:03d}.json"
 
 
-def block_is_done(out: Path, block: int) -> dict[str, Any] | None:
-    """The block's build record if all its shards exist and match their sha256, else None."""
+def block_is_done(out: Path, block: int, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The block's build record if it was built for ``key`` (suite, version, seed, scale, code
+    and library versions) and all its shards exist and match their sha256, else None."""
     rec_path = _record_path(out, block)
-    if not rec_path.exists():
+    if not rec_path.is_file():
         return None
     try:
         rec = json.loads(rec_path.read_text())
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return None
-    if rec.get("environment") != _fingerprint():
-        return None  # written by another package/library version: rebuild, never mix
+    if not isinstance(rec, dict) or rec.get("key") != key or not isinstance(rec.get("files"), list):
+        return None  # another suite/scale/code/library version: rebuild, never mix
     for f in rec["files"]:
         p = out / f["path"]
         if not p.exists() or p.stat().st_size != f["bytes"] or sha256_file(p) != f["sha256"]:
@@ -245,7 +263,9 @@ def block_is_done(out: Path, block: int) -> dict[str, Any] | None:
     return rec
 
 
-def build_block(suite_name: str, scale: str, block: int, out: str) -> dict[str, Any]:
+def build_block(
+    suite_name: str, scale: str, block: int, out: str, key: dict[str, Any]
+) -> dict[str, Any]:
     """Build and write every shard of one block (runs in a worker process).
 
     Returns the block record (files with sha256, bytes and rows; per-SCM audit summaries).
@@ -279,7 +299,7 @@ def build_block(suite_name: str, scale: str, block: int, out: str) -> dict[str, 
             }
         )
     record = {
-        "environment": _fingerprint(),
+        "key": key,
         "block": block,
         "graph_family": family,
         "d": d,
@@ -291,6 +311,27 @@ def build_block(suite_name: str, scale: str, block: int, out: str) -> dict[str, 
     }
     atomic_write_json(_record_path(outp, block), record)
     return record
+
+
+def _check_output_folder(out: Path, suite: SuiteDef, scale: str) -> None:
+    """Refuse to write into a folder that is not empty and not a build of this suite/scale."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"{out}: exists and is not a folder")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    if not (out / "manifest.json").exists() and not (out / ".build").is_dir():
+        raise ReleaseError(
+            f"{out}: folder is not empty and is not a causalarena release; "
+            "choose an empty or new folder"
+        )
+    if (out / "manifest.json").exists():
+        from causalarena.release.manifest import read_manifest
+
+        m = read_manifest(out)
+        mine = {"suite": suite.name, "version": suite.version, "scale": scale}
+        theirs = {k: m.get(k) for k in mine}
+        if theirs != mine:
+            raise ReleaseError(f"{out}: holds {theirs}, not {mine}; choose another folder")
 
 
 def build(
@@ -326,6 +367,9 @@ def build(
         Unknown suite or scale, or ``workers < 1``.
     AuditError
         An SCM found no valid candidate within the attempt budget.
+    ReleaseError
+        ``out`` is a file, a non-empty folder that is not a causalarena release, a release of
+        another suite/version/scale, or holds files under ``data/`` the build did not write.
     """
     from causalarena.cards.card import write_card
     from causalarena.release.manifest import write_manifest
@@ -336,12 +380,15 @@ def build(
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     outp = Path(out)
+    _check_output_folder(outp, sdef, scale)
     outp.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(outp)
+    key = build_key(sdef, scale)
     n_blocks = len(sdef.blocks())
     records: dict[int, dict[str, Any]] = {}
     todo = []
     for b in range(n_blocks):
-        rec = block_is_done(outp, b)
+        rec = block_is_done(outp, b, key)
         if rec is not None:
             records[b] = rec
         else:
@@ -349,23 +396,38 @@ def build(
     if records and not quiet:
         import sys
 
-        print(f"{outp}: reusing {len(records)} finished block(s) whose shards match their "
-              f"checksums; building {len(todo)}", file=sys.stderr)
+        print(
+            f"{outp}: reusing {len(records)} finished block(s) whose shards match their "
+            f"checksums; building {len(todo)}",
+            file=sys.stderr,
+        )
     with progress(quiet) as bar:
         task = bar.add_task(f"building {suite} ({scale})", total=n_blocks, completed=len(records))
+        workers = max(1, min(workers, len(todo), os.cpu_count() or 1))
         if workers == 1:
             for b in todo:
-                records[b] = build_block(suite, scale, b, str(outp))
+                records[b] = build_block(suite, scale, b, str(outp), key)
                 bar.advance(task)
         else:
             import multiprocessing as mp
 
             with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
-                futs = {ex.submit(build_block, suite, scale, b, str(outp)): b for b in todo}
+                futs = {ex.submit(build_block, suite, scale, b, str(outp), key): b for b in todo}
                 for fut in as_completed(futs):
                     records[futs[fut]] = fut.result()
                     bar.advance(task)
     ordered = [records[b] for b in range(n_blocks)]
+    written = {f["path"] for r in ordered for f in r["files"]}
+    foreign = sorted(
+        p.relative_to(outp).as_posix()
+        for p in (outp / "data").rglob("*")
+        if p.is_file() and p.relative_to(outp).as_posix() not in written
+    )
+    if foreign:
+        raise ReleaseError(
+            f"{outp}: files the build did not write are under data/: {foreign[:5]}"
+            " (they would be published and loaded); move them away and rerun"
+        )
     manifest = write_manifest(outp, sdef, scale, ordered)
     write_card(outp, manifest)
     return outp

@@ -19,6 +19,22 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def _publish(tmp: str, path: Path) -> None:
+    """Give the temporary file normal permissions (mkstemp makes it 0600), then rename."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Delete ``.*.tmp`` files left under ``folder`` by an interrupted write; return them."""
+    gone = [p for p in Path(folder).rglob(".*.tmp") if p.is_file()]
+    for p in gone:
+        p.unlink(missing_ok=True)
+    return gone
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync, then rename over ``path``."""
     path = Path(path)
@@ -29,7 +45,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -52,7 +68,7 @@ def atomic_write_parquet(path: str | os.PathLike, table: Any, **kwargs: Any) -> 
         pq.write_table(table, tmp, **kwargs)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -28,6 +28,28 @@ RECORDED_PACKAGES = (
 )
 
 
+#: The package code that determines the bytes of a built suite.
+GENERATION_CODE = ("spec.py", "sortability.py", "errors.py", "generator", "release", "cards")
+
+
+def source_sha256() -> str:
+    """sha256 over the generation code's ``.py`` files (path + bytes, sorted).
+
+    Covers :data:`GENERATION_CODE` only, so a change to, say, the scorer does not invalidate a
+    build, while any change to sampling or writing does.
+    """
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1]
+    files = [f for part in GENERATION_CODE for f in
+             ([root / part] if part.endswith(".py") else (root / part).rglob("*.py"))]
+    h = hashlib.sha256()
+    for f in sorted(files):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def environment() -> dict[str, Any]:
     """Package, Python, platform and dependency versions (bytes are identical only on these)."""
     deps = {}
@@ -38,6 +60,7 @@ def environment() -> dict[str, Any]:
             deps[name] = None
     return {
         "causalarena": metadata.version("causalarena"),
+        "generation_source_sha256": source_sha256(),
         "python": sys.version.split()[0],
         "platform": f"{platform.system()}-{platform.machine()}",
         "dependencies": deps,
@@ -94,9 +117,27 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     from causalarena.errors import ReleaseError
 
     path = Path(folder) / MANIFEST
-    if not path.exists():
-        raise ReleaseError(f"{path}: no manifest.json; is {folder} a causalarena release folder?")
+    if not path.is_file():
+        raise ReleaseError(
+            f"{path}: no manifest.json file; is {folder} a causalarena release folder?"
+        )
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ReleaseError(f"{path}: invalid JSON ({exc})") from None
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReleaseError(f"{path}: not valid UTF-8 JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ReleaseError(f"{path}: top level must be a JSON object, got {type(data).__name__}")
+    for key in ("suite", "version", "scale", "configs", "files"):
+        if key not in data:
+            raise ReleaseError(f"{path}: required field {key!r} is missing")
+    if not isinstance(data["files"], list) or not isinstance(data["configs"], dict):
+        raise ReleaseError(f"{path}: 'files' must be a list and 'configs' an object")
+    for k, f in enumerate(data["files"]):
+        if not isinstance(f, dict) or not {"path", "bytes", "sha256"} <= set(f):
+            raise ReleaseError(f"{path}: files[{k}] needs 'path', 'bytes' and 'sha256', got {f!r}")
+        p = str(f["path"])
+        if p.startswith("/") or ".." in Path(p).parts or "\\" in p:
+            raise ReleaseError(
+                f"{path}: files[{k}].path {p!r} must be relative and inside the folder"
+            )
+    return data
