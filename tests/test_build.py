@@ -170,3 +170,62 @@ def test_sample_is_independent_of_process_state():
         [sys.executable, "-c", code], capture_output=True, check=True, env={**os.environ}
     ).stdout
     assert out == here
+
+
+def test_build_refuses_foreign_or_mismatched_folders(mini_release, tmp_path):
+    from causalarena.errors import ReleaseError
+
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("my thesis")
+    with pytest.raises(ReleaseError, match="not a causalarena release"):
+        build("arena-synthetic", scale="mini", out=foreign, quiet=True)
+    assert (foreign / "notes.txt").read_text() == "my thesis"
+    with pytest.raises(ReleaseError, match="'scale': 'mini'"):
+        build("arena-synthetic", scale="full", out=mini_release, quiet=True)
+    f = tmp_path / "afile"
+    f.write_text("x")
+    with pytest.raises(ReleaseError, match="not a folder"):
+        build("arena-synthetic", out=f, quiet=True)
+
+
+def test_resume_ignores_blocks_built_for_another_key(mini_release):
+    from causalarena.release.build import block_is_done, build_key
+    from causalarena.release.suites import get_suite
+
+    suite = get_suite("arena-synthetic")
+    assert block_is_done(mini_release, 0, build_key(suite, "mini")) is not None
+    assert block_is_done(mini_release, 0, build_key(suite, "full")) is None
+
+
+def test_load_is_not_served_from_a_stale_cache(mini_release, tmp_path):
+    import shutil
+
+    copy = tmp_path / "release"
+    shutil.copytree(mini_release, copy)
+    assert len(load("synthetic-obs", source=copy)) == 50
+    for p in sorted((copy / "data/synthetic-obs").glob("*.parquet"))[:4]:
+        p.unlink()
+    assert len(load("synthetic-obs", source=copy)) == 46
+
+
+def test_cli_exit_codes(mini_release, tmp_path, capsys):
+    from causalarena.cli import main
+
+    assert main(["verify", str(tmp_path / "nope")]) == 2
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("[]")
+    assert main(["verify", str(bad)]) == 2
+    assert "must be a JSON object" in capsys.readouterr().err
+    (bad / "manifest.json").write_text('{"suite": "a", "version": "1", "scale": "mini", "configs": {},'
+                                       ' "files": [{"path": "../../etc/passwd", "bytes": 1, "sha256": "x"}]}')
+    assert main(["verify", str(bad)]) == 2
+    assert "inside the folder" in capsys.readouterr().err
+    assert main(["build", "arena-synthetic", "--out", str(bad / "manifest.json"), "--quiet"]) == 2
+
+
+def test_release_files_are_world_readable(mini_release):
+    for p in [mini_release / "manifest.json", mini_release / "README.md",
+              *sorted((mini_release / "data").rglob("*.parquet"))[:3]]:
+        assert p.stat().st_mode & 0o044 == 0o044, p

@@ -143,3 +143,41 @@ def test_topological_order_respects_parents():
     A = s.adjacency()
     for i, j in zip(*A.nonzero(), strict=True):
         assert pos[i] < pos[j]
+
+
+@pytest.mark.parametrize(
+    "stressor, fragment",
+    [
+        ({"kind": "feature_warping", "params": {"columns": ["Q"], "transforms": ["tanh"]}}, "unknown variable"),
+        ({"kind": "feature_warping", "params": {"columns": ["X"], "transforms": ["cube"]}}, "unknown transform"),
+        ({"kind": "feature_warping", "params": {"columns": ["X", "Y"], "transforms": ["tanh"]}}, "equal length"),
+        ({"kind": "outliers", "params": {"fraction": 2.0}}, "must be in [0, 0.5]"),
+        ({"kind": "missingness", "params": {"fractoin": 0.05}}, "unknown parameter"),
+        ({"kind": "soft_intervention", "params": {"softness": "0.4"}}, "must be a number"),
+        ({"kind": "intervention_shift", "params": {"targets": ["X"], "scales": [], "shifts": []}}, "equal length"),
+    ],
+)
+def test_bad_stressor_params(stressor, fragment):
+    with pytest.raises(SpecError, match="stressors") as info:
+        SCMSpec(**chain_spec(stressors=[stressor], intervention={"targets": ["X"]}))
+    assert fragment in str(info.value)
+
+
+def test_duplicate_stressor_and_kind_mismatch():
+    with pytest.raises(SpecError, match="listed twice"):
+        SCMSpec(**chain_spec(stressors=[{"kind": "outliers", "params": {"fraction": 0.1}}] * 2))
+    data = chain_spec()
+    data["variables"][0]["kind"] = "binary"
+    with pytest.raises(SpecError, match="produces 'continuous'") as info:
+        SCMSpec(**data)
+    assert info.value.variable == "X" and info.value.field == "kind"
+
+
+def test_huge_values_and_nested_errors_name_the_variable():
+    data = chain_spec()
+    data["variables"][1]["mechanism"]["params"]["weights"] = [1e300]
+    with pytest.raises(SpecError) as info:
+        SCMSpec(**data)
+    assert info.value.variable == "Y" and info.value.field == "mechanism.params.weights[0]"
+    with pytest.raises(SpecError, match="needs str or bytes"):
+        SCMSpec.from_json(None)

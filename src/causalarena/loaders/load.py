@@ -64,21 +64,66 @@ def load(
             f"no local release folder {str(source)!r} (relative to {Path.cwd()}); "
             "pass the folder's path or a Hub dataset id ORG/NAME"
         )
-    if src.exists():
-        if not (src / "data" / config).is_dir():
-            have = (
-                sorted(p.name for p in (src / "data").iterdir()) if (src / "data").is_dir() else []
+    if not src.exists():
+        try:
+            return datasets.load_dataset(
+                str(source),
+                config,
+                split=split,
+                streaming=streaming,
+                revision=revision,
+                cache_dir=cache_dir,
             )
-            raise ReleaseError(f"{src}: no config {config!r} (found: {have})")
-        source = str(src.resolve())
-    return datasets.load_dataset(
-        str(source),
-        config,
-        split=split,
-        streaming=streaming,
-        revision=revision,
-        cache_dir=cache_dir,
-    )
+        except (ConnectionError, FileNotFoundError, ValueError) as exc:
+            raise ReleaseError(
+                f"hub dataset {source!r}, config {config!r}, split {split!r}: {exc}"
+            ) from None
+    if not src.is_dir():
+        raise ReleaseError(f"{src}: is a file, not a release folder")
+    data = src / "data"
+    have = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
+    if not config or config not in have:
+        raise ReleaseError(f"{src}: no config {config!r} (found: {have})")
+    shards = sorted((data / config).glob("*.parquet"))
+    if not shards:
+        raise ReleaseError(f"{src}: config {config!r} has no Parquet shards")
+    if cache_dir is None and not streaming:
+        cache_dir = str(_local_cache_dir(src, shards))
+    try:
+        return datasets.load_dataset(
+            str(src.resolve()),
+            config,
+            split=split,
+            streaming=streaming,
+            revision=revision,
+            cache_dir=cache_dir,
+        )
+    except ValueError as exc:
+        raise ReleaseError(f"{src}: config {config!r}, split {split!r}: {exc}") from None
+    except Exception as exc:  # datasets wraps Arrow errors of damaged shards in several types
+        if type(exc).__name__ in ("DatasetGenerationError", "ArrowInvalid", "ArrowException"):
+            raise ReleaseError(
+                f"{src}: config {config!r} could not be read ({exc}); run "
+                f"`causalarena verify {src}` to find the damaged file"
+            ) from None
+        raise
+
+
+def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
+    """A ``datasets`` cache folder keyed by the shards' paths, sizes and modification times.
+
+    ``datasets`` keys the cache of a local folder by its name, so a changed or different folder
+    with the same name could be served from a stale cache; keying by the files avoids that.
+    """
+    import hashlib
+
+    from datasets import config as ds_config
+
+    h = hashlib.sha256(str(folder.resolve()).encode())
+    for p in shards:
+        st = p.stat()
+        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return Path(ds_config.HF_DATASETS_CACHE) / "causalarena-local" / h.hexdigest()[:20]
 
 
 def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
