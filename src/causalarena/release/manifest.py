@@ -67,18 +67,11 @@ def environment() -> dict[str, Any]:
     }
 
 
-def write_manifest(out: Path, suite: SuiteDef, scale: str, records: list[dict[str, Any]]) -> dict:
-    """Aggregate the block records into ``manifest.json`` (written atomically)."""
+def suite_header(suite: SuiteDef, scale: str) -> dict[str, Any]:
+    """Identity and definition of a synthetic suite build, as recorded in the manifest."""
     from causalarena.generator.synthetic import GENERATOR_REV
 
-    files = sorted((f for r in records for f in r["files"]), key=lambda f: f["path"])
-    configs: dict[str, dict[str, Any]] = {}
-    for f in files:
-        c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "test"})
-        c["rows"] += f["rows"]
-        c["shards"] += 1
-    scms = [s for r in records for s in r["scms"]]
-    manifest = {
+    return {
         "suite": suite.name,
         "version": suite.version,
         "scale": scale,
@@ -93,6 +86,36 @@ def write_manifest(out: Path, suite: SuiteDef, scale: str, records: list[dict[st
             "n_obsint": list(suite.n_obsint),
             "max_attempts": suite.max_attempts,
         },
+    }
+
+
+def write_manifest(out: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> dict:
+    """Aggregate build records into ``manifest.json`` (written atomically).
+
+    Parameters
+    ----------
+    out : Path
+        Release folder.
+    header : dict
+        Suite identity: at least ``suite``, ``version``, ``scale`` (see :func:`suite_header`).
+    records : list of dict
+        One per build unit, each with ``files`` (dicts with ``path``, ``config``, ``rows``,
+        ``bytes``, ``sha256``) and optionally ``scms`` (dicts with ``attempts``).
+
+    Returns
+    -------
+    dict
+        The manifest as written.
+    """
+    files = sorted((f for r in records for f in r["files"]), key=lambda f: f["path"])
+    configs: dict[str, dict[str, Any]] = {}
+    for f in files:
+        c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "test"})
+        c["rows"] += f["rows"]
+        c["shards"] += 1
+    scms = [s for r in records for s in r.get("scms", [])]
+    manifest = {
+        **header,
         "environment": environment(),
         "configs": configs,
         "audit": {
