@@ -11,13 +11,23 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="causalarena", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build a suite into a Hugging Face dataset folder")
-    b.add_argument("suite", help="suite name, e.g. arena-synthetic")
+    b.add_argument("suite", help="suite name: arena-synthetic, or real (public real tables)")
     b.add_argument("--scale", default="mini", choices=["mini", "full"])
     b.add_argument("--out", default="release", help="output folder (default: release)")
     b.add_argument(
         "--workers", type=int, default=1, help="worker processes (bytes do not depend on it)"
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.add_argument(
+        "--real-data-dir",
+        default=None,
+        help="real: folder with local copies of the source files (else download)",
+    )
+    b.add_argument(
+        "--no-download",
+        action="store_true",
+        help="real: never download; report missing files instead",
+    )
     i = sub.add_parser("info", help="print the summary table of a release folder")
     i.add_argument("folder")
     v = sub.add_parser("verify", help="check a release folder against its manifest")
@@ -83,7 +93,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     from causalarena.errors import CausalArenaError
 
     try:
-        if args.cmd == "build":
+        if args.cmd == "build" and args.suite in ("real", "arena-real"):
+            from causalarena.release.build_real import build_real
+
+            res = build_real(
+                args.out, args.real_data_dir, quiet=args.quiet, download=not args.no_download
+            )
+            for name, info in sorted(res["built"].items()):
+                print(f"built {name}: {info}")
+            for name, why in sorted(res["unavailable"].items()):
+                print(f"unavailable {name}: {why}", file=sys.stderr)
+        elif args.cmd == "build":
             from causalarena.release.build import build
             from causalarena.summary import print_summary
 
