@@ -12,9 +12,7 @@ party library, so wrappers import their library lazily inside ``fit``.
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -154,13 +152,17 @@ class Method:
     fit : callable
         The wrapper.
     requires : tuple of str, default ()
-        Top-level Python modules that must import for the method to run; used
-        by the registry to decide availability.
+        Python modules that must import for the method to run; used by the
+        registry to decide availability.
+    install_hint : str or None, default None
+        Install command shown when the dependency is missing, if the plain
+        ``pip install 'causalarena[<extra>]'`` is not enough.
     """
 
     info: MethodInfo
     fit: Callable[..., MethodResult]
     requires: tuple[str, ...] = field(default=())
+    install_hint: str | None = None
 
     def library_version(self) -> str | None:
         """Installed version of :attr:`MethodInfo.library`.
@@ -332,7 +334,9 @@ def environments(
 
 #: Signature of the core function a wrapper implements: it receives the data
 #: with constant columns removed and returns ``(adjacency, edge_scores, notes)``
-#: on the kept columns, already in the package convention.
+#: on the kept columns, already in the package convention. Note entries that hold
+#: lists of column indices are named in ``notes["_index_keys"]`` and are mapped
+#: back to the original column indices by :func:`make_fit`.
 CoreFit = Callable[
     [np.ndarray, "np.ndarray | None", int, dict],
     tuple[np.ndarray, "np.ndarray | None", dict],
@@ -355,6 +359,12 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _map_indices(value: Any, kept: np.ndarray) -> Any:
+    if isinstance(value, list | tuple):
+        return [_map_indices(v, kept) for v in value]
+    return int(kept[int(value)])
+
+
 def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
     """Wrap a core fit function with the shared pre- and post-processing.
 
@@ -367,8 +377,9 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
        graph if fewer than two columns remain;
     4. maps the result back with :func:`expand`, casts the adjacency to
        ``int8`` and scores to ``float32``, zeroes the diagonals and records
-       ``dropped_constant_columns``, ``params`` and ``fit_seconds`` in
-       ``notes``.
+       ``dropped_constant_columns``, ``params``, ``seed``, ``n_samples`` and
+       ``mask_ignored`` (a non-empty mask passed to an observational method)
+       in ``notes``. Notes hold no timings, so equal seeds give equal results.
 
     Parameters
     ----------
@@ -393,6 +404,7 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
             )
         params = {**info.defaults, **overrides}
         X, mask = validate_inputs(X, mask)
+        mask_given = mask is not None and bool(mask.any())
         if mask is not None and not info.supports_interventions:
             mask = None  # method is observational: the mask is ignored by design
         if info.requires_interventions and (mask is None or not mask.any()):
@@ -400,14 +412,16 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
         n, d = X.shape
         Xk, maskk, kept = drop_constant_columns(X, mask)
         dropped = sorted(set(range(d)) - set(kept.tolist()))
-        start = time.perf_counter()
         if kept.size < 2:
             adj_k = np.zeros((kept.size, kept.size), dtype=np.int8)
             scores_k = np.zeros_like(adj_k, dtype=np.float32) if info.outputs_edge_scores else None
             core_notes: dict = {"skipped": "fewer than two non-constant columns"}
         else:
             adj_k, scores_k, core_notes = core(Xk, maskk, int(seed), dict(params))
-        elapsed = time.perf_counter() - start
+            core_notes = dict(core_notes)
+            # notes listed under "_index_keys" hold column indices of the reduced data
+            for key in core_notes.pop("_index_keys", ()):
+                core_notes[key] = _map_indices(core_notes[key], kept)
         adj_k = (np.asarray(adj_k) != 0).astype(np.int8)
         adjacency = expand(adj_k, kept, d)
         np.fill_diagonal(adjacency, 0)
@@ -421,7 +435,7 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
             "params": params,
             "seed": int(seed),
             "n_samples": int(n),
-            "fit_seconds": round(elapsed, 4),
+            "mask_ignored": bool(mask_given and not info.supports_interventions),
             **core_notes,
         }
         return MethodResult(
@@ -437,13 +451,3 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
         f"Defaults: {info.defaults}"
     )
     return fit
-
-
-def import_module(name: str):
-    """Import an optional dependency, turning failures into ``ImportError``."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        raise
-    except Exception as exc:  # broken installs can raise anything at import time
-        raise ImportError(f"importing {name!r} failed: {exc!r}") from exc
