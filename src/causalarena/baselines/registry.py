@@ -10,6 +10,7 @@ by importing the modules listed in :attr:`Method.requires`.
 from __future__ import annotations
 
 import importlib
+import os
 import warnings
 
 from ._isolation import preserve_torch_dtype, quiet_root_logger
@@ -83,6 +84,33 @@ def _load_all() -> None:
             warnings.warn(
                 f"could not load baseline module {mod!r}: {exc!r}", RuntimeWarning, stacklevel=2
             )
+
+
+PLUGIN_ENV = "CAUSALARENA_METHODS"
+
+
+def plugin_modules() -> list[str]:
+    """Modules named in ``$CAUSALARENA_METHODS`` (comma-separated) that register extra methods.
+
+    This is how a user adds their own method (e.g. a pretrained model) to ``causalarena run``:
+    a module that calls :func:`register` at import time.
+    """
+    return [m.strip() for m in os.environ.get(PLUGIN_ENV, "").split(",") if m.strip()]
+
+
+def load_plugins(modules: list[str] | None = None) -> None:
+    """Import plugin modules (default: :func:`plugin_modules`); each registers its methods.
+
+    Raises
+    ------
+    ImportError
+        If a plugin module cannot be imported (names the module).
+    """
+    for mod in plugin_modules() if modules is None else modules:
+        try:
+            importlib.import_module(mod)
+        except ImportError as exc:
+            raise ImportError(f"plugin module {mod!r} from ${PLUGIN_ENV} failed to import: {exc}") from None
 
 
 def install_command(info: MethodInfo, hint: str | None = None) -> str:

@@ -97,13 +97,15 @@ def _instance_ids(release: Path, config: str, max_d: int | None) -> list[str]:
     return ids
 
 
-def _worker(conn, method: str, X: np.ndarray, mask: np.ndarray | None, seed: int) -> None:
+def _worker(conn, method: str, X: np.ndarray, mask: np.ndarray | None, seed: int,
+            plugins: list[str]) -> None:
     """Child process: fit one method on one dataset and send the result back."""
     try:
         from threadpoolctl import threadpool_limits
 
-        from causalarena.baselines.registry import get_method
+        from causalarena.baselines.registry import get_method, load_plugins
 
+        load_plugins(plugins)
         m = get_method(method)
         try:  # one torch thread when torch is present (gcastle/dagma)
             import sys
@@ -148,8 +150,13 @@ class _Journal:
         return rows
 
     def append(self, row: dict[str, Any]) -> None:
+        torn = False
+        if self.path.exists() and self.path.stat().st_size:
+            with open(self.path, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                torn = fh.read(1) != b"\n"  # an interrupted write left a partial line
         with open(self.path, "a") as fh:
-            fh.write(json.dumps(row) + "\n")
+            fh.write(("\n" if torn else "") + json.dumps(row) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
 
@@ -245,7 +252,13 @@ def run(
     ReleaseError
         Missing release folder, manifest or config.
     """
-    from causalarena.baselines.registry import all_method_infos, get_method, missing_methods
+    from causalarena.baselines.registry import (
+        all_method_infos,
+        get_method,
+        load_plugins,
+        missing_methods,
+        plugin_modules,
+    )
     from causalarena.ui import progress
 
     release = Path(release)
@@ -254,6 +267,8 @@ def run(
         raise ValueError(f"workers must be >= 1, got {workers}")
     if timeout <= 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+    plugins = plugin_modules()
+    load_plugins(plugins)
     infos = all_method_infos()
     unknown = [m for m in methods if m not in infos]
     if unknown:
@@ -323,7 +338,7 @@ def run(
                 parent, child = ctx.Pipe(duplex=False)
                 proc = ctx.Process(
                     target=_worker,
-                    args=(child, task.method, task.X, task.mask, task.seed),
+                    args=(child, task.method, task.X, task.mask, task.seed, plugins),
                     daemon=True,
                 )
                 proc.start()
