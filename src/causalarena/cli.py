@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("methods", help="list baseline methods and whether they can run here")
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
-    dm.add_argument("--workers", type=int, default=1)
+    dm.add_argument("--workers", type=int, default=2)
     dm.add_argument("--quiet", action="store_true")
     return p
 

@@ -1,19 +1,59 @@
-"""The main job on the embedded default: build the mini arena, load it back, summarise."""
+"""The main job on the embedded default.
+
+1. build the ``mini`` scale of ``arena-synthetic``, verify it, load it back with ``datasets``
+   (in memory and streaming) and print the summary;
+2. run the default baselines on the observation-only split (instances with d <= 30, so the demo
+   takes minutes; drop ``--max-d`` in ``causalarena run`` for the whole split), score them and
+   print the leaderboard; the report (tables, plots, HTML page) goes to ``reports/synthetic``;
+3. if the public real tables are on disk (``$CAUSALARENA_REAL_DATA`` or ``../shared/data/real``),
+   build the ``real`` configs and score the same baselines on them; otherwise say how to get them.
+"""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 from rich.console import Console
 
+DEFAULT_METHODS = ("random-regress", "var-sort-regress", "pc", "direct-lingam")
 
-def run_demo(out: str | Path = "release", *, workers: int = 1, quiet: bool = False) -> dict:
-    """Build ``arena-synthetic`` at ``mini`` scale into ``out``, reload it with ``datasets``
-    (streaming and in memory), check one instance as numpy arrays, print the summary.
 
-    Returns the summary dict of :func:`causalarena.summary.collect`.
-    """
+def _real_data_dir() -> Path | None:
+    for cand in (os.environ.get("CAUSALARENA_REAL_DATA"), "../shared/data/real"):
+        if cand and (Path(cand) / "SOURCES.md").exists():
+            return Path(cand)
+    return None
+
+
+def _leaderboard(release: Path, config: str, methods: list[str], pred: Path, report: Path, *,
+                 max_d: int | None, workers: int, quiet: bool, console: Console) -> None:
+    from causalarena.baselines.registry import missing_methods
+    from causalarena.eval.report import write_report
+    from causalarena.eval.runner import run
+    from causalarena.eval.score import score_predictions
+
+    missing = missing_methods()
+    runnable = [m for m in methods if m not in missing]
+    for m in methods:
+        if m in missing:
+            console.print(f"[yellow]skipping {m}[/yellow]: {missing[m]}")
+    if not runnable:
+        return
+    res = run(release, config, runnable, pred, timeout=300, workers=workers, max_d=max_d,
+              quiet=quiet)
+    for m, counts in res["counts"].items():
+        console.print(f"  {m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    scores = score_predictions(release, pred)
+    scores = scores[scores.config == config]
+    write_report(scores, report, title=f"causalarena demo: {config}")
+    console.print((report / "leaderboard.md").read_text())
+    console.print(f"report: {report / 'index.html'}")
+
+
+def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = False) -> dict:
+    """Run the demo (see module docstring); returns the summary of the synthetic release."""
     import datasets
 
     from causalarena.loaders.load import load, to_numpy
@@ -23,6 +63,7 @@ def run_demo(out: str | Path = "release", *, workers: int = 1, quiet: bool = Fal
 
     datasets.disable_progress_bars()  # local Parquet files: the download bars are noise
     console = Console(quiet=quiet, width=None if Console().is_terminal else 120)
+    workers = max(1, min(workers, os.cpu_count() or 1))
     t0 = time.perf_counter()
     folder = build("arena-synthetic", scale="mini", out=out, workers=workers, quiet=quiet)
     console.print(f"[green]release ready[/green] {folder} ({time.perf_counter() - t0:.1f} s)")
@@ -31,10 +72,31 @@ def run_demo(out: str | Path = "release", *, workers: int = 1, quiet: bool = Fal
     for config in ("synthetic-obs", "synthetic-obsint"):
         ds = load(config, source=folder)
         row = to_numpy(next(iter(load(config, source=folder, streaming=True))))
-        console.print(
-            f"loaded {config}: {len(ds)} instances (in memory); first streamed "
-            f"instance {row['instance_id']}: X {row['X'].shape} {row['X'].dtype}, "
-            f"mask {int(row['mask'].sum())} intervened cells, "
-            f"{int(row['adjacency'].sum())} edges"
-        )
-    return print_summary(folder, console=console)
+        console.print(f"loaded {config}: {len(ds)} instances (in memory); first streamed "
+                      f"instance {row['instance_id']}: X {row['X'].shape} {row['X'].dtype}, "
+                      f"mask {int(row['mask'].sum())} intervened cells, "
+                      f"{int(row['adjacency'].sum())} edges")
+    summary = print_summary(folder, console=console)
+
+    console.rule("baselines on synthetic-obs (d <= 30)")
+    _leaderboard(Path(folder), "synthetic-obs", list(DEFAULT_METHODS), Path("predictions/synthetic"),
+                 Path("reports/synthetic"), max_d=30, workers=workers, quiet=quiet, console=console)
+
+    console.rule("real tables")
+    real = _real_data_dir()
+    if real is None:
+        console.print("real tables not found: set CAUSALARENA_REAL_DATA to a folder with the "
+                      "source files (see `causalarena build real --help`), or run "
+                      "`causalarena build real --out release-real` to download them")
+        return summary
+    from causalarena.release.build_real import build_real
+
+    res = build_real("release-real", real, quiet=True, download=False)
+    for name, info in sorted(res["built"].items()):
+        console.print(f"  {name}: {info['rows']} rows, {info['columns']} variables, "
+                      f"{info['edges']} reference edges, {info['interventions']} interventional rows")
+    for name, why in sorted(res["unavailable"].items()):
+        console.print(f"  [yellow]unavailable[/yellow] {name}: {why}")
+    _leaderboard(Path("release-real"), "real-obs", list(DEFAULT_METHODS), Path("predictions/real"),
+                 Path("reports/real"), max_d=None, workers=workers, quiet=quiet, console=console)
+    return summary

@@ -1,0 +1,72 @@
+"""Temporal structural causal models: specs, random draws, batched simulation of factual,
+interventional and counterfactual arms (discrete and continuous time), named identification
+structures and the observation layer.
+
+Adjacency convention: ``A0[i, j] = 1`` iff ``X^i_t -> X^j_t``; ``A_lag[k-1, i, j] = 1`` iff
+``X^i_{t-k} -> X^j_t``.
+"""
+
+from causalarena.temporal.draw import (
+    KIND_MIX,
+    KINDS,
+    Query,
+    draw_intervention,
+    draw_temporal_scm,
+    select_query,
+)
+from causalarena.temporal.generate import Episode, PairSet, generate_pairs
+from causalarena.temporal.observe import apply_missingness, mcar_mask, observation_times, observe
+from causalarena.temporal.simulate import (
+    TemporalBatch,
+    companion_radius,
+    episode_stream,
+    positivity,
+    simulate,
+    simulate_continuous,
+    stationarity_diagnostics,
+)
+from causalarena.temporal.spec import (
+    MECHANISMS,
+    VALUE_MODES,
+    Driver,
+    RegimeSwitch,
+    StructureLabel,
+    TemporalIntervention,
+    TemporalSCM,
+    min_lag_matrix,
+)
+from causalarena.temporal.structures import STRUCTURES, identification_structure, structure_graph
+
+__all__ = [
+    "KINDS",
+    "KIND_MIX",
+    "MECHANISMS",
+    "STRUCTURES",
+    "VALUE_MODES",
+    "Driver",
+    "Episode",
+    "PairSet",
+    "Query",
+    "RegimeSwitch",
+    "StructureLabel",
+    "TemporalBatch",
+    "TemporalIntervention",
+    "TemporalSCM",
+    "apply_missingness",
+    "companion_radius",
+    "draw_intervention",
+    "draw_temporal_scm",
+    "episode_stream",
+    "generate_pairs",
+    "identification_structure",
+    "mcar_mask",
+    "min_lag_matrix",
+    "observation_times",
+    "observe",
+    "positivity",
+    "select_query",
+    "simulate",
+    "simulate_continuous",
+    "stationarity_diagnostics",
+    "structure_graph",
+]

@@ -1,0 +1,92 @@
+"""Observation layer: sampling schedules for continuous-time paths and missingness masks.
+
+Schedules (all start at ``t = 0`` and stop before ``horizon``):
+
+``regular``
+    ``t_i = i * mean_gap``.
+``jittered``
+    gaps ``Δ_i = mean_gap * (1 + ξ_i)``, ``ξ_i ~ U[-jitter, jitter]`` (``0 <= jitter < 1``), so
+    every gap lies in ``mean_gap * [1 - jitter, 1 + jitter]``.
+``poisson``
+    gaps ``Δ_i ~ Exp(mean mean_gap)`` (a Poisson process of rate ``1 / mean_gap``; gap CV 1).
+
+The schedule only decides *where the path is read*: the path itself (and every intervention
+window, defined in time units) is simulated on the fine grid independently of it.
+
+Missingness is MCAR: every observed cell is missing independently with probability ``rate``;
+masked copies carry NaN while the true values stay in the batch for evaluation.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from causalarena.errors import SpecError
+
+Schedule = Literal["regular", "jittered", "poisson"]
+
+
+def observation_times(
+    rng: np.random.Generator,
+    horizon: float,
+    mean_gap: float,
+    kind: Schedule = "regular",
+    jitter: float = 0.3,
+) -> np.ndarray:
+    """Observation times of one episode.
+
+    Returns
+    -------
+    ndarray of shape (M,), float64
+        Strictly increasing times in ``[0, horizon)`` starting at 0.
+    """
+    if not (mean_gap > 0 and horizon > 0):
+        raise SpecError(None, "mean_gap", mean_gap, "mean_gap and horizon must be > 0")
+    if kind == "regular":
+        return np.arange(0.0, horizon, mean_gap)
+    n = int(np.ceil(horizon / mean_gap * 2.0)) + 16
+    if kind == "jittered":
+        if not 0.0 <= jitter < 1.0:
+            raise SpecError(None, "jitter", jitter, "jitter must be in [0, 1)")
+        gaps = mean_gap * (1.0 + rng.uniform(-jitter, jitter, n))
+    elif kind == "poisson":
+        gaps = rng.exponential(mean_gap, n)
+    else:
+        raise SpecError(None, "schedule", kind, "must be 'regular', 'jittered' or 'poisson'")
+    t = np.concatenate([[0.0], np.cumsum(gaps)])
+    while t[-1] < horizon:  # rare for Poisson: extend
+        t = np.concatenate([t, t[-1] + np.cumsum(rng.exponential(mean_gap, n))])
+    return t[t < horizon]
+
+
+def observe(path: np.ndarray, dt: float, times: np.ndarray) -> np.ndarray:
+    """Read a fine-grid path at observation times (last grid point at or before each time).
+
+    Parameters
+    ----------
+    path : ndarray of shape (n_grid, N), float64
+        Retained fine-grid path (grid ``k * dt``).
+    times : ndarray of shape (M,)
+
+    Returns
+    -------
+    ndarray of shape (M, N), float64
+    """
+    idx = np.clip(np.floor(np.asarray(times) / dt + 1e-9).astype(np.intp), 0, path.shape[0] - 1)
+    return path[idx]
+
+
+def mcar_mask(rng: np.random.Generator, shape: tuple[int, ...], rate: float) -> np.ndarray:
+    """MCAR missingness mask (True = missing), each cell independently with prob. ``rate``."""
+    if not 0.0 <= rate < 1.0:
+        raise SpecError(None, "missing_rate", rate, "rate must be in [0, 1)")
+    return rng.random(shape) < rate
+
+
+def apply_missingness(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Copy of ``x`` with NaN where ``mask`` (the input is left untouched)."""
+    out = np.array(x, dtype=np.float64, copy=True)
+    out[mask] = np.nan
+    return out
