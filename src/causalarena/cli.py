@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--max-d", type=int, default=None, help="skip instances with more variables")
+    r.add_argument(
+        "--replicates", default=None, help="comma-separated replicate indices to run (default: all)"
+    )
     r.add_argument("--quiet", action="store_true")
     rp = sub.add_parser(
         "report", help="score predictions and write tables, plots and a leaderboard page"
@@ -130,6 +133,9 @@ def _dispatch(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 seed=args.seed,
                 max_d=args.max_d,
+                replicates=None
+                if args.replicates is None
+                else [int(x) for x in args.replicates.split(",")],
                 quiet=args.quiet,
             )
             for m, reason in res["missing"].items():

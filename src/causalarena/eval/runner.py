@@ -52,7 +52,12 @@ def instance_seed(instance_id: str, base_seed: int = 0) -> int:
 
 
 def iter_instances(
-    release: Path, config: str, *, max_d: int | None = None, instances: set[str] | None = None
+    release: Path,
+    config: str,
+    *,
+    max_d: int | None = None,
+    instances: set[str] | None = None,
+    replicates: set[int] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield instances of a config as numpy arrays, one shard in memory at a time.
 
@@ -69,12 +74,14 @@ def iter_instances(
             else []
         )
         raise ReleaseError(f"{release}: no config {config!r} (found: {have})")
-    cols = ["instance_id", "setting", "d", "X", "mask", "n_obs", "n_int"]
+    cols = ["instance_id", "setting", "d", "X", "mask", "n_obs", "n_int", "replicate"]
     for shard in sorted(folder.glob("*.parquet")):
         for row in pq.read_table(shard, columns=cols).to_pylist():
             if max_d is not None and row["d"] > max_d:
                 continue
             if instances is not None and row["instance_id"] not in instances:
+                continue
+            if replicates is not None and row["replicate"] not in replicates:
                 continue
             d = row["d"]
             yield {
@@ -86,19 +93,27 @@ def iter_instances(
             }
 
 
-def _instance_ids(release: Path, config: str, max_d: int | None) -> list[str]:
+def _instance_ids(
+    release: Path, config: str, max_d: int | None, replicates: set[int] | None = None
+) -> list[str]:
     folder = release / "data" / config
     if not folder.is_dir():
         list(iter_instances(release, config))  # raises the ReleaseError naming the configs
     ids = []
     for shard in sorted(folder.glob("*.parquet")):
-        t = pq.read_table(shard, columns=["instance_id", "d"]).to_pylist()
-        ids += [r["instance_id"] for r in t if max_d is None or r["d"] <= max_d]
+        t = pq.read_table(shard, columns=["instance_id", "d", "replicate"]).to_pylist()
+        ids += [
+            r["instance_id"]
+            for r in t
+            if (max_d is None or r["d"] <= max_d)
+            and (replicates is None or r["replicate"] in replicates)
+        ]
     return ids
 
 
-def _worker(conn, method: str, X: np.ndarray, mask: np.ndarray | None, seed: int,
-            plugins: list[str]) -> None:
+def _worker(
+    conn, method: str, X: np.ndarray, mask: np.ndarray | None, seed: int, plugins: list[str]
+) -> None:
     """Child process: fit one method on one dataset and send the result back."""
     try:
         from threadpoolctl import threadpool_limits
@@ -216,6 +231,7 @@ def run(
     workers: int = 1,
     seed: int = 0,
     max_d: int | None = None,
+    replicates: list[int] | None = None,
     quiet: bool = False,
 ) -> dict[str, Any]:
     """Run ``methods`` on every instance of ``config`` and write predictions.
@@ -238,6 +254,8 @@ def run(
         Base seed; each instance's seed is :func:`instance_seed`.
     max_d : int, optional
         Skip instances with more variables (for quick runs).
+    replicates : list of int, optional
+        Run only these replicate indices (e.g. ``[0]``).
     quiet : bool, default=False
 
     Returns
@@ -288,10 +306,11 @@ def run(
         }
     journals = {m: _Journal(out / config / f".{m}.jsonl") for m in runnable}
     done = {m: {r["instance_id"] for r in journals[m].read()} for m in runnable}
-    ids = _instance_ids(release, config, max_d)
+    reps = None if replicates is None else set(replicates)
+    ids = _instance_ids(release, config, max_d, reps)
 
     def tasks() -> Iterator[Task]:  # lazily: one shard of data in memory at a time
-        for inst in iter_instances(release, config, max_d=max_d):
+        for inst in iter_instances(release, config, max_d=max_d, replicates=reps):
             for m in runnable:
                 if inst["instance_id"] not in done[m]:
                     yield Task(
