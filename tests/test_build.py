@@ -201,12 +201,21 @@ def test_resume_ignores_blocks_built_for_another_key(mini_release):
 def test_load_is_not_served_from_a_stale_cache(mini_release, tmp_path):
     import shutil
 
+    from causalarena.errors import ReleaseError
+
     copy = tmp_path / "release"
     shutil.copytree(mini_release, copy)
-    assert len(load("synthetic-obs", source=copy)) == 50
-    for p in sorted((copy / "data/synthetic-obs").glob("*.parquet"))[:4]:
-        p.unlink()
-    assert len(load("synthetic-obs", source=copy)) == 46
+    shards = sorted((copy / "data/synthetic-obs").glob("*.parquet"))
+    before = set(load("synthetic-obs", source=copy)["instance_id"])
+    assert len(before) == 50
+    # same folder name and row count, different content: must not come from the cache
+    shutil.copyfile(shards[0], shards[1])
+    after = load("synthetic-obs", source=copy)["instance_id"]
+    assert len(after) == 50 and len(set(after)) == 49
+    # a damaged release fails loudly, naming the folder and the way to find the damage
+    shards[2].unlink()
+    with pytest.raises(ReleaseError, match="causalarena verify"):
+        load("synthetic-obs", source=copy)
 
 
 def test_cli_exit_codes(mini_release, tmp_path, capsys):
@@ -218,14 +227,19 @@ def test_cli_exit_codes(mini_release, tmp_path, capsys):
     (bad / "manifest.json").write_text("[]")
     assert main(["verify", str(bad)]) == 2
     assert "must be a JSON object" in capsys.readouterr().err
-    (bad / "manifest.json").write_text('{"suite": "a", "version": "1", "scale": "mini", "configs": {},'
-                                       ' "files": [{"path": "../../etc/passwd", "bytes": 1, "sha256": "x"}]}')
+    (bad / "manifest.json").write_text(
+        '{"suite": "a", "version": "1", "scale": "mini", "configs": {},'
+        ' "files": [{"path": "../../etc/passwd", "bytes": 1, "sha256": "x"}]}'
+    )
     assert main(["verify", str(bad)]) == 2
     assert "inside the folder" in capsys.readouterr().err
     assert main(["build", "arena-synthetic", "--out", str(bad / "manifest.json"), "--quiet"]) == 2
 
 
 def test_release_files_are_world_readable(mini_release):
-    for p in [mini_release / "manifest.json", mini_release / "README.md",
-              *sorted((mini_release / "data").rglob("*.parquet"))[:3]]:
+    for p in [
+        mini_release / "manifest.json",
+        mini_release / "README.md",
+        *sorted((mini_release / "data").rglob("*.parquet"))[:3],
+    ]:
         assert p.stat().st_mode & 0o044 == 0o044, p

@@ -56,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", required=True, help="report folder")
     rp.add_argument("--release", default=None, help="release folder (default: the one in run.json)")
     sub.add_parser("methods", help="list baseline methods and whether they can run here")
+    from causalarena.cli_release import add_commands
+
+    add_commands(
+        sub
+    )  # release freeze/set-doi/metadata/validate, publish, verify --rebuild/--reveal
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -73,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     try:
-        return _dispatch(args)
+        from causalarena.cli_release import dispatch
+
+        rc = dispatch(args)
+        return _dispatch(args) if rc is None else rc
     except KeyboardInterrupt:
         print(
             f"causalarena {args.cmd}: interrupted; finished work is kept, rerun the same "

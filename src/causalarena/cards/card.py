@@ -1,7 +1,12 @@
-"""Dataset card (``README.md``) of a release folder, rendered from the manifest.
+"""Dataset card (``README.md``) of a release folder, rendered from :class:`ReleaseMetadata`.
 
-The YAML front matter declares one ``configs`` entry per config with its ``data_files``, so the
-folder loads with ``datasets.load_dataset(folder, config)`` without a loading script.
+The YAML front matter declares one ``configs`` entry per config with its ``data_files``
+(``data/<config>/*.parquet``, split ``test``), so the folder loads with
+``datasets.load_dataset(folder, config)`` without a loading script, and ``dataset_info`` with
+the features of the real Arrow schema and ``num_examples`` per config.  The body follows the
+questions a datasheet reader asks (summary, composition, schema, generation, audits, uses,
+overlap disclosure, limitations, versioning, citation, licence).  Every table is computed from
+the written shards (see :func:`causalarena.release.metadata.collect_metadata`).
 """
 
 from __future__ import annotations
@@ -9,54 +14,397 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from causalarena.release.io import atomic_write_bytes
+from causalarena.release.metadata import ReleaseMetadata, Share
+
+#: Column descriptions shown in the card's schema table (and used by the Croissant file).
+COLUMN_DOCS: dict[str, str] = {
+    "instance_id": "`<scm_id>/<setting>/r<replicate>`",
+    "scm_id": "SCM identity in the suite pool",
+    "scm_index": "SCM index in the suite pool",
+    "setting": "`obs` or `obsint`",
+    "replicate": "replicate index",
+    "family": "SCM family (`synthetic`)",
+    "graph_family": "graph family of the DAG",
+    "d": "number of variables",
+    "n_edges": "number of directed edges",
+    "mechanism_tags": "mechanism families used by the SCM's nodes",
+    "noise_tags": "noise families used by the SCM's nodes",
+    "root_tags": "root-distribution families used by the SCM's roots",
+    "root_dependency": "dependency among roots",
+    "difficulty": "`clean` or stressors joined by `+`",
+    "n_obs": "observational rows (first rows of `X`)",
+    "n_int": "interventional rows (last rows of `X`)",
+    "variables": "column names, in adjacency order",
+    "X": "data, n rows x d values",
+    "mask": "`mask[r][j]` true iff variable j was intervened on in row r",
+    "adjacency": "d x d ground truth, `A[i][j] = 1` iff `i -> j`",
+    "intervention_targets": "the SCM's intervention target pool",
+    "varsortability": "varsortability of the observational rows (Reisach et al. 2021)",
+    "r2_sortability": "R2-sortability of the observational rows (Reisach et al. 2023)",
+    "audit_attempts": "candidates drawn until one passed every audit gate",
+    "audit_reasons": "why the earlier candidates were rejected",
+    "spec": "executable SCM specification as JSON (`causalarena.SCMSpec.from_json`)",
+}
 
 
-def render_card(manifest: dict[str, Any]) -> str:
-    """Markdown card text with YAML front matter (deterministic)."""
-    lines = [
-        "---",
-        "license: cc-by-4.0",
-        f"pretty_name: CausalArena {manifest['suite']}",
-        "tags:",
-        "- causal-discovery",
-        "- structural-causal-models",
-        "- benchmark",
-        "configs:",
+def _type_text(f: Any) -> str:
+    return f.dtype if f.list is None else f"list<{_type_text(f.list)}>"
+
+
+def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
+    """The YAML front matter as a plain dict (rendered in this key order)."""
+    return {
+        "license": meta.license,
+        "pretty_name": meta.pretty_name,
+        "task_categories": list(meta.task_categories),
+        "tags": list(meta.tags),
+        "size_categories": [meta.size_category],
+        "configs": [
+            {
+                "config_name": c.name,
+                "data_files": [{"split": c.split, "path": c.data_files}],
+            }
+            for c in meta.configs
+        ],
+        "dataset_info": [
+            {
+                "config_name": c.name,
+                "features": [f.to_yaml() for f in c.features],
+                "splits": [
+                    {"name": c.split, "num_bytes": c.uncompressed_bytes, "num_examples": c.rows}
+                ],
+                "download_size": c.bytes,
+                "dataset_size": c.uncompressed_bytes,
+            }
+            for c in meta.configs
+        ],
+    }
+
+
+def _share_table(title: str, shares: list[Share]) -> list[str]:
+    lines = [f"| {title} | SCMs | share |", "|---|---:|---:|"]
+    lines += [f"| `{s.level}` | {s.scms} | {s.share:.1%} |" for s in shares]
+    return lines
+
+
+def render_card(meta: ReleaseMetadata) -> str:
+    """Markdown card text with YAML front matter (deterministic).
+
+    Parameters
+    ----------
+    meta : ReleaseMetadata
+
+    Returns
+    -------
+    str
+    """
+    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
+    cov, aud = meta.coverage, meta.audit
+    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L += [f"# {meta.title}", ""]
+    L += ["## Summary", "", meta.summary, ""]
+    L += [
+        f"- Suite `{meta.suite}`, version `{meta.version}`, scale `{meta.scale}`, seed "
+        f"`{meta.seed}`, generator revision `{meta.generator_rev}`, built with causalarena "
+        f"{meta.package_version}.",
+        f"- DOI: {meta.doi_text}.",
+        f"- Frozen: {'yes, on ' + meta.date_released if meta.frozen and meta.date_released else 'no (development build)'}.",
+        f"- Paper: [{meta.paper.title}]({meta.paper.url}).",
+        "",
     ]
-    for config in sorted(manifest["configs"]):
-        lines += [
-            f"- config_name: {config}",
-            "  data_files:",
-            "  - split: test",
-            f"    path: data/{config}/*.parquet",
+    L += [
+        "## Suites and configs",
+        "",
+        "Every config is one Hugging Face config with the single split `test` (the public "
+        "instances). Sizes are read from the manifest and the shards.",
+        "",
+        "| config | setting | split | rows | shards | bytes |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    L += [
+        f"| `{c.name}` | `{c.setting}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |"
+        for c in meta.configs
+    ]
+    L += [
+        "",
+        "```python",
+        "import causalarena as ca",
+        f'ds = ca.load("{meta.configs[0].name}", source="<this folder or ORG/NAME>", '
+        f'revision="v{meta.version}")',
+        "row = ca.to_numpy(ds[0])   # X (n, d) float32, mask (n, d) bool, adjacency (d, d) int8",
+        "```",
+        "",
+    ]
+    L += [
+        "## Schema",
+        "",
+        "One row per dataset instance; every shard of every config has the same Arrow schema.",
+        "",
+        "**Adjacency convention:** `A[i, j] = 1` iff edge `i → j` (row = parent, column = "
+        "child), with rows and columns in the order of the row's `variables` list.",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
+    L += [
+        f"| `{f.name}` | `{_type_text(f)}` | {COLUMN_DOCS.get(str(f.name), '')} |"
+        for f in meta.configs[0].features
+    ]
+    L += [""]
+    t = cov.family_by_d
+    L += [
+        "## How the instances were generated",
+        "",
+        "Each SCM is drawn from a seeded generator keyed by suite, generator revision and pool "
+        "index (no global random state), then audited; a rejected candidate is redrawn with the "
+        "next attempt number. Data are sampled in topological order; interventional rows use "
+        "balanced single-target hard do-resampling from the target's 10th-90th percentile and "
+        "recompute every descendant. Half of every (graph family, d) block is public; the other "
+        "half is reserved (not in these files).",
+        "",
+        f"The tables below count the {cov.n_scms} public SCMs of this release (deduplicated over "
+        f"configs) from the shards' factor columns. Edges per SCM: {cov.edges_min}–"
+        f"{cov.edges_max}; mean varsortability {cov.varsortability_mean:.3f}, mean "
+        f"R²-sortability {cov.r2_sortability_mean:.3f}.",
+        "",
+        f"### SCMs per {t.row_name} × {t.column_name}",
+        "",
+        f"| {t.row_name} | " + " | ".join(f"d={d}" for d in t.columns) + " | total |",
+        "|---|" + "---:|" * (len(t.columns) + 1),
+    ]
+    L += [
+        f"| `{r}` | " + " | ".join(str(x) for x in row) + f" | {sum(row)} |"
+        for r, row in zip(t.rows, t.counts, strict=True)
+    ]
+    L += [""]
+    for title, shares in (
+        ("mechanism family", cov.mechanism),
+        ("noise family", cov.noise),
+        ("root distribution", cov.root),
+        ("root dependency", cov.root_dependency),
+        ("difficulty", cov.difficulty),
+    ):
+        L += [f"### Shares by {title}", ""]
+        if title in ("mechanism family", "noise family", "root distribution"):
+            L += ["Share of SCMs with at least one node of the family.", ""]
+        L += _share_table(title, shares) + [""]
+    L += [
+        "## Audits",
+        "",
+        "Before release every candidate SCM passes deterministic gates (paper appendix A.2): "
+        "acyclic graph without isolated nodes, minimum depth and edge count; finite values; no "
+        "(near-)constant variable; no discrete variable with one value in more than 99% of rows; "
+        "at most 10% of rows at explicit clipping bounds; no variable pair with |corr| > 0.99; "
+        "intervention masks consistent with the target pool, every target changed, descendants "
+        "regenerated. All replicates of both settings are audited at every scale.",
+        "",
+        f"- SCMs: {aud.scms}; redrawn at least once: {aud.resampled_scms} "
+        f"({aud.resample_rate:.1%}); candidates drawn: {aud.total_attempts} "
+        f"(acceptance rate {aud.acceptance_rate:.1%}).",
+        "",
+        "| rejected by | candidates |",
+        "|---|---:|",
+    ]
+    L += [f"| {r.reason} | {r.candidates} |" for r in aud.reasons] or ["| (none) | 0 |"]
+    L += ["", "## Intended uses", ""]
+    L += [f"- {u}" for u in meta.intended_uses]
+    L += ["", "Out of scope:", ""]
+    L += [f"- {u}" for u in meta.out_of_scope_uses]
+    L += ["", "## Pretraining overlap disclosure", ""]
+    L += [f"- {u}" for u in meta.overlap_guidance]
+    if meta.reserved:
+        L += [
+            "",
+            f"Reserved-SCM commitment: {meta.reserved.count} specs ({meta.reserved.scope}); root "
+            f"sha256 `{meta.reserved.root_sha256}` (per-SCM hashes in `manifest.json`, "
+            "`freeze.reserved.commitments`; check a later reveal with "
+            "`causalarena verify DIR --reveal reserved.json`).",
         ]
-    lines += [
-        "---",
+    L += ["", "## Limitations", ""]
+    L += [f"- {u}" for u in meta.limitations]
+    L += [
         "",
-        f"# CausalArena `{manifest['suite']}` v{manifest['version']} ({manifest['scale']} scale)",
+        "## Versioning and changelog",
         "",
-        "Synthetic structural causal models (SCMs) with exact ground-truth DAGs, built by "
-        "[causalarena](https://pypi.org/project/causalarena/).",
-        "",
-        "Adjacency convention: `adjacency[i][j] = 1` iff edge `variables[i] -> variables[j]`"
-        " (row = parent, column = child).",
-        "",
-        "| config | split | rows | shards |",
-        "|---|---|---|---|",
-    ]
-    for config, c in sorted(manifest["configs"].items()):
-        lines.append(f"| {config} | {c['split']} | {c['rows']} | {c['shards']} |")
-    a = manifest["audit"]
-    lines += [
-        "",
-        f"Audit: {a['scms']} SCMs, {a['resampled_scms']} needed at least one redraw "
-        f"({a['total_attempts']} candidates in all).",
+        "Releases follow semantic versioning. A frozen version is immutable: its files, suite "
+        "definition, seeds and library versions are recorded with sha256 in `manifest.json`, "
+        "and publishing different content under the same version is refused. Each version is a "
+        f"git tag `vX.Y.Z` of the Hub repository{' (' + meta.hub_url + ')' if meta.hub_url else ''}; "
+        'load a fixed one with `revision="vX.Y.Z"`. `causalarena verify DIR --rebuild` '
+        "regenerates every shard from the recorded suite, version, scale and seed and compares "
+        "checksums.",
         "",
     ]
-    return "\n".join(lines)
+    if meta.previous_doi:
+        L += [f"Previous version: DOI {meta.previous_doi}.", ""]
+    for e in meta.changelog:
+        L += [f"- **{e.version}**: " + " ".join(e.changes)]
+    authors = " and ".join(
+        f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names
+    )
+    L += [
+        "",
+        "## How to cite",
+        "",
+        "Cite the paper and this release (machine-readable: `CITATION.cff`, `.zenodo.json`, "
+        "`croissant.json`).",
+        "",
+        "```bibtex",
+        f"@misc{{li{meta.paper.year}causalarena,",
+        f"  title = {{{meta.paper.title}}},",
+        f"  author = {{{authors}}},",
+        f"  year = {{{meta.paper.year}}},",
+        f"  eprint = {{{meta.paper.arxiv}}},",
+        "  archivePrefix = {arXiv},",
+        "}",
+        "```",
+        "",
+        f"Dataset: {meta.title}, DOI {meta.doi_text}.",
+        "",
+        "## Licence",
+        "",
+        f"Data: [CC BY 4.0]({'https://creativecommons.org/licenses/by/4.0/'}) (`{meta.license}`). "
+        "The data are purely synthetic and contain no personal information. The `causalarena` "
+        "code is Apache-2.0.",
+        "",
+    ]
+    return "\n".join(L)
 
 
-def write_card(out: Path, manifest: dict[str, Any]) -> None:
-    """Write ``README.md`` atomically."""
-    atomic_write_bytes(Path(out) / "README.md", render_card(manifest).encode())
+def write_card_from_metadata(out: str | Path, meta: ReleaseMetadata) -> Path:
+    """Write ``README.md`` atomically from ``meta``; return its path."""
+    path = Path(out) / "README.md"
+    atomic_write_bytes(path, render_card(meta).encode())
+    return path
+
+
+def write_card(out: str | Path, manifest: dict[str, Any]) -> None:
+    """Write ``README.md`` atomically (called by :func:`causalarena.release.build.build`).
+
+    The metadata are collected from ``manifest`` and the shards already written to ``out``.
+    """
+    from causalarena.release.metadata import collect_metadata
+
+    write_card_from_metadata(out, collect_metadata(Path(out), manifest))
+
+
+def read_front_matter(path: str | Path) -> dict[str, Any]:
+    """Parse the YAML front matter of a card.
+
+    Raises
+    ------
+    ValueError
+        If the file does not start with a ``---`` delimited YAML block.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        raise ValueError(f"{path}: no YAML front matter")
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        raise ValueError(f"{path}: YAML front matter is not closed")
+    data = yaml.safe_load(text[4:end])
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: front matter is not a mapping")
+    return data
+
+
+def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> list[str]:
+    """Check a release folder's card against its shards and manifest.
+
+    Checks: front matter parses; required keys; ``configs``/``data_files`` match the manifest's
+    configs; ``dataset_info`` features equal the Arrow schema of the shards (via
+    ``datasets.Features``) and ``num_examples`` the manifest rows; required body sections are
+    present; the DOI line matches the manifest (pending or the recorded DOI).
+
+    Returns
+    -------
+    list of str
+        Problems (empty when the card is valid).
+    """
+    import datasets
+    import pyarrow.parquet as pq
+
+    from causalarena.release.manifest import read_manifest
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    problems: list[str] = []
+    try:
+        fm = read_front_matter(folder / "README.md")
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        return [f"README.md: {exc}"]
+    for key in (
+        "license",
+        "pretty_name",
+        "task_categories",
+        "tags",
+        "size_categories",
+        "configs",
+        "dataset_info",
+    ):
+        if key not in fm:
+            problems.append(f"README.md: front matter key {key!r} is missing")
+    if fm.get("license") != "cc-by-4.0":
+        problems.append(f"README.md: license is {fm.get('license')!r}, expected 'cc-by-4.0'")
+    cfgs = {c.get("config_name"): c for c in fm.get("configs") or [] if isinstance(c, dict)}
+    infos = {c.get("config_name"): c for c in fm.get("dataset_info") or [] if isinstance(c, dict)}
+    for name, c in manifest["configs"].items():
+        entry = cfgs.get(name)
+        want = [{"split": c.get("split", "test"), "path": f"data/{name}/*.parquet"}]
+        if entry is None or entry.get("data_files") != want:
+            problems.append(f"README.md: configs entry of {name!r} must have data_files {want}")
+        info = infos.get(name)
+        if info is None:
+            problems.append(f"README.md: dataset_info of {name!r} is missing")
+            continue
+        shards = [f for f in manifest["files"] if f.get("config") == name]
+        try:
+            declared = datasets.Features._from_yaml_list(info.get("features") or [])
+            real = datasets.Features.from_arrow_schema(pq.read_schema(folder / shards[0]["path"]))
+            if declared != real:
+                diff = [k for k in set(declared) | set(real) if declared.get(k) != real.get(k)]
+                problems.append(
+                    f"README.md: dataset_info features of {name!r} differ from the shards: {sorted(diff)}"
+                )
+        except Exception as exc:  # malformed feature YAML
+            problems.append(f"README.md: dataset_info features of {name!r} unreadable ({exc})")
+        splits = {s.get("name"): s for s in info.get("splits") or []}
+        n = (splits.get(c.get("split", "test")) or {}).get("num_examples")
+        if n != c["rows"]:
+            problems.append(
+                f"README.md: num_examples of {name!r} is {n}, manifest says {c['rows']}"
+            )
+    extra = set(cfgs) - set(manifest["configs"])
+    if extra:
+        problems.append(f"README.md: configs not in the manifest: {sorted(extra)}")
+    body = (folder / "README.md").read_text(encoding="utf-8")
+    for section in REQUIRED_SECTIONS:
+        if f"\n## {section}\n" not in body:
+            problems.append(f"README.md: section '## {section}' is missing")
+    doi = (manifest.get("publication") or {}).get("doi")
+    if doi and f"DOI: {doi}." not in body:
+        problems.append(f"README.md: does not state the recorded DOI {doi}")
+    if not doi and "DOI: pending" not in body:
+        problems.append("README.md: must say the DOI is pending")
+    if meta is not None and render_card(meta) != body:
+        problems.append("README.md: differs from the card rendered from the current metadata")
+    return problems
+
+
+#: Body sections every card must have.
+REQUIRED_SECTIONS = (
+    "Summary",
+    "Suites and configs",
+    "Schema",
+    "How the instances were generated",
+    "Audits",
+    "Intended uses",
+    "Pretraining overlap disclosure",
+    "Limitations",
+    "Versioning and changelog",
+    "How to cite",
+    "Licence",
+)

@@ -101,7 +101,13 @@ def load(
     except ValueError as exc:
         raise ReleaseError(f"{src}: config {config!r}, split {split!r}: {exc}") from None
     except Exception as exc:  # datasets wraps Arrow errors of damaged shards in several types
-        if type(exc).__name__ in ("DatasetGenerationError", "ArrowInvalid", "ArrowException"):
+        if type(exc).__name__ in (
+            "DatasetGenerationError",
+            "ArrowInvalid",
+            "ArrowException",
+            "NonMatchingSplitsSizesError",
+            "ExpectedMoreSplitsError",
+        ):
             raise ReleaseError(
                 f"{src}: config {config!r} could not be read ({exc}); run "
                 f"`causalarena verify {src}` to find the damaged file"

@@ -371,8 +371,8 @@ def build(
         ``out`` is a file, a non-empty folder that is not a causalarena release, a release of
         another suite/version/scale, or holds files under ``data/`` the build did not write.
     """
-    from causalarena.cards.card import write_card
     from causalarena.release.manifest import suite_header, write_manifest
+    from causalarena.release.metadata import write_metadata_files
     from causalarena.ui import progress
 
     sdef = get_suite(suite)
@@ -428,6 +428,6 @@ def build(
             f"{outp}: files the build did not write are under data/: {foreign[:5]}"
             " (they would be published and loaded); move them away and rerun"
         )
-    manifest = write_manifest(outp, suite_header(sdef, scale), ordered)
-    write_card(outp, manifest)
+    write_manifest(outp, suite_header(sdef, scale), ordered)
+    write_metadata_files(outp)  # README.md card, croissant.json, CITATION.cff, .zenodo.json
     return outp

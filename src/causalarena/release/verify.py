@@ -9,7 +9,13 @@ from causalarena.release.io import sha256_file
 from causalarena.release.manifest import read_manifest
 
 #: Files that describe the release and are not listed in ``manifest["files"]``.
-META_FILES = {"manifest.json", "README.md"}
+META_FILES = {
+    "manifest.json",
+    "README.md",
+    "croissant.json",
+    "CITATION.cff",
+    ".zenodo.json",
+}
 
 
 def verify(folder: str | Path) -> list[dict[str, Any]]:
@@ -56,3 +62,104 @@ def verify(folder: str | Path) -> list[dict[str, Any]]:
             if p.is_file() and rel not in listed and not p.name.startswith("."):
                 problems.append({"path": rel, "problem": "extra", "expected": None, "found": None})
     return problems
+
+
+def verify_rebuild(
+    folder: str | Path, *, workers: int = 1, tmp_dir: str | Path | None = None
+) -> list[dict[str, Any]]:
+    """Regenerate every shard from the recorded suite/version/scale/seed and compare checksums.
+
+    The rebuild goes to a temporary folder (deleted afterwards) through
+    :func:`causalarena.release.build.build`.
+
+    Parameters
+    ----------
+    folder : path
+        Release folder.
+    workers : int, default=1
+        Worker processes of the rebuild (the bytes do not depend on it).
+    tmp_dir : path, optional
+        Parent of the temporary folder.
+
+    Returns
+    -------
+    list of dict
+        ``{"path", "problem", "expected", "found"}`` with ``problem`` in {"rebuild-sha256",
+        "rebuild-missing" (listed but not regenerated), "rebuild-extra" (regenerated but not
+        listed)}; empty when every shard is reproduced byte for byte.
+
+    Raises
+    ------
+    ReleaseError
+        If the recorded suite, version or seed is not what this package builds (the rebuild
+        could not reproduce it by construction).
+    """
+    import tempfile
+
+    from causalarena.errors import ReleaseError
+    from causalarena.release.build import build
+    from causalarena.release.suites import get_suite
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    sdef = get_suite(manifest["suite"])
+    if (sdef.version, sdef.seed) != (manifest["version"], manifest.get("seed")):
+        raise ReleaseError(
+            f"{folder}: records {manifest['suite']} version {manifest['version']} seed "
+            f"{manifest.get('seed')}; this package builds version {sdef.version} seed "
+            f"{sdef.seed}: install the causalarena version recorded in the manifest "
+            f"({(manifest.get('environment') or {}).get('causalarena')})"
+        )
+    with tempfile.TemporaryDirectory(prefix="causalarena-rebuild-", dir=tmp_dir) as tmp:
+        out = build(
+            manifest["suite"],
+            scale=manifest["scale"],
+            out=Path(tmp) / "rebuild",
+            workers=workers,
+            quiet=True,
+        )
+        rebuilt = {f["path"]: f["sha256"] for f in read_manifest(out)["files"]}
+    problems: list[dict[str, Any]] = []
+    listed = {f["path"]: f["sha256"] for f in manifest["files"]}
+    for path, sha in listed.items():
+        if path not in rebuilt:
+            problems.append(
+                {"path": path, "problem": "rebuild-missing", "expected": sha, "found": None}
+            )
+        elif rebuilt[path] != sha:
+            problems.append(
+                {"path": path, "problem": "rebuild-sha256", "expected": sha, "found": rebuilt[path]}
+            )
+    for path in sorted(set(rebuilt) - set(listed)):
+        problems.append(
+            {"path": path, "problem": "rebuild-extra", "expected": None, "found": rebuilt[path]}
+        )
+    return problems
+
+
+def verify_metadata(folder: str | Path, *, records: bool = False) -> list[dict[str, Any]]:
+    """Validate the card, Croissant and citation files of a release folder.
+
+    Returns
+    -------
+    list of dict
+        ``{"path", "problem": "metadata", "expected": None, "found": message}`` per problem.
+        A missing ``croissant.json``/``CITATION.cff``/``.zenodo.json`` is a problem.
+    """
+    from causalarena.cards.card import validate_card
+    from causalarena.cards.citation import validate_cff, validate_zenodo
+
+    folder = Path(folder)
+    msgs = list(validate_card(folder))
+    for name, fn in (("CITATION.cff", validate_cff), (".zenodo.json", validate_zenodo)):
+        msgs += [f"{name}: missing"] if not (folder / name).is_file() else fn(folder / name)
+    if not (folder / "croissant.json").is_file():
+        msgs.append("croissant.json: missing")
+    else:
+        from causalarena.croissant import validate_croissant
+
+        msgs += validate_croissant(folder, records=records)
+    return [
+        {"path": m.split(":", 1)[0], "problem": "metadata", "expected": None, "found": m}
+        for m in msgs
+    ]

@@ -1,0 +1,691 @@
+"""One strict metadata model for a release folder.
+
+:class:`ReleaseMetadata` (pydantic v2, unknown fields rejected, closed vocabularies as
+``Literal``) is the single source the dataset card (``README.md``), the Croissant file
+(``croissant.json``) and the citation files (``CITATION.cff``, ``.zenodo.json``) are rendered
+from.  :func:`collect_metadata` fills it from ``manifest.json`` and from the written Parquet
+shards: the coverage tables (graph family x d, mechanism / noise / root shares, audit rates)
+are counted from the factor columns read with pyarrow, never typed in.
+
+Publication state lives in ``manifest["publication"]`` (DOI, Hub repo, previous DOI) and
+``manifest["freeze"]`` (written by :mod:`causalarena.release.freeze`); until a DOI is recorded
+with ``causalarena release set-doi`` every rendered file says the DOI is pending.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from causalarena.errors import ReleaseError
+
+# ----------------------------------------------------------------------------- vocabularies
+LicenseId = Literal["cc-by-4.0"]
+TaskCategory = Literal["graph-ml", "tabular-classification", "tabular-regression", "other"]
+SizeCategory = Literal["n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M"]
+ScaleName = Literal["mini", "full"]
+SplitName = Literal["test"]
+SettingName = Literal["obs", "obsint"]
+DType = Literal["string", "bool", "int8", "int16", "int32", "int64", "float32", "float64"]
+Tag = Literal[
+    "causal-discovery",
+    "structural-causal-models",
+    "benchmark",
+    "synthetic",
+    "interventional-data",
+    "tabular",
+    "croissant",
+]
+AuditReasonClass = Literal[
+    "invalid-spec",
+    "graph-gate",
+    "non-finite",
+    "near-duplicate",
+    "discrete-dominance",
+    "near-constant",
+    "clipping-mass",
+    "intervention-gate",
+    "other",
+]
+
+DOI_RE = r"^10\.\d{4,9}/\S+$"
+SEMVER_RE = r"^\d+\.\d+\.\d+$"
+REPO_ID_RE = r"^[A-Za-z0-9][\w.-]*/[\w.-]+$"
+
+LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+LICENSE_SPDX = "CC-BY-4.0"
+SOFTWARE_URL = "https://pypi.org/project/causalarena/"
+
+
+class _Strict(BaseModel):
+    """Base: unknown fields are an error; instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Person(_Strict):
+    """A creator (person or group name)."""
+
+    name: str | None = None
+    family_names: str | None = None
+    given_names: str | None = None
+    affiliation: str | None = None
+    orcid: str | None = Field(
+        default=None, pattern=r"^https://orcid\.org/\d{4}-\d{4}-\d{4}-\d{3}[\dX]$"
+    )
+
+    @model_validator(mode="after")
+    def _named(self) -> Person:
+        if not self.name and not self.family_names:
+            raise ValueError("a person needs `name` or `family_names`")
+        return self
+
+    @property
+    def display(self) -> str:
+        """``Given Family`` or the group name."""
+        if self.family_names:
+            return f"{self.given_names} {self.family_names}".strip()
+        return str(self.name)
+
+    @property
+    def zenodo_name(self) -> str:
+        """``Family, Given`` as Zenodo expects, or the group name."""
+        if self.family_names:
+            return (
+                f"{self.family_names}, {self.given_names}"
+                if self.given_names
+                else self.family_names
+            )
+        return str(self.name)
+
+
+class Paper(_Strict):
+    """The paper that defines the benchmark."""
+
+    title: str
+    authors: list[Person]
+    year: int
+    arxiv: str = Field(pattern=r"^\d{4}\.\d{4,5}$")
+
+    @property
+    def url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv}"
+
+
+class Feature(_Strict):
+    """A column type in the Hugging Face ``dataset_info.features`` vocabulary.
+
+    Exactly one of ``dtype`` (a scalar) and ``list`` (a variable-length list of ``list``'s
+    element type) is set; ``name`` is set on top-level columns only.
+    """
+
+    name: str | None = None
+    dtype: DType | None = None
+    list: Feature | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Feature:
+        if (self.dtype is None) == (self.list is None):
+            raise ValueError(f"feature {self.name!r}: set exactly one of `dtype` and `list`")
+        return self
+
+    def to_yaml(self) -> dict[str, Any]:
+        """The ``dataset_info`` YAML form (``{"name", "dtype"}`` or ``{"name", "list"}``)."""
+        out: dict[str, Any] = {"name": self.name} if self.name is not None else {}
+        if self.dtype is not None:
+            out["dtype"] = self.dtype
+            return out if self.name is not None else {"dtype": self.dtype}
+        inner = self.list.to_yaml()  # type: ignore[union-attr]
+        out["list"] = inner["dtype"] if set(inner) == {"dtype"} else inner
+        return out
+
+    @property
+    def depth(self) -> int:
+        """Number of list levels (0 for a scalar)."""
+        return 0 if self.list is None else 1 + self.list.depth
+
+    @property
+    def leaf(self) -> str:
+        """Scalar type at the bottom of the list levels."""
+        return str(self.dtype) if self.list is None else self.list.leaf
+
+
+class ConfigInfo(_Strict):
+    """One Hugging Face config (``data/<name>/*.parquet``, split ``test``)."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    setting: SettingName
+    split: SplitName = "test"
+    rows: int = Field(ge=0)
+    shards: int = Field(ge=0)
+    bytes: int = Field(ge=0)
+    uncompressed_bytes: int = Field(ge=0)
+    features: list[Feature]
+
+    @property
+    def data_files(self) -> str:
+        """Glob of the config's shards, relative to the release folder."""
+        return f"data/{self.name}/*.parquet"
+
+
+class CountTable(_Strict):
+    """Counts of SCMs per (row label, column label)."""
+
+    row_name: str
+    column_name: str
+    rows: list[str]
+    columns: list[int]
+    counts: list[list[int]]
+
+    @model_validator(mode="after")
+    def _shape(self) -> CountTable:
+        if len(self.counts) != len(self.rows) or any(
+            len(r) != len(self.columns) for r in self.counts
+        ):
+            raise ValueError("count table shape does not match its labels")
+        return self
+
+
+class Share(_Strict):
+    """How many SCMs use a factor level, and which fraction of all SCMs that is."""
+
+    level: str
+    scms: int = Field(ge=0)
+    share: float = Field(ge=0.0, le=1.0)
+
+
+class Coverage(_Strict):
+    """Factor coverage counted from the written shards (SCM level, deduplicated)."""
+
+    n_scms: int = Field(ge=0)
+    family_by_d: CountTable
+    mechanism: list[Share]
+    noise: list[Share]
+    root: list[Share]
+    root_dependency: list[Share]
+    difficulty: list[Share]
+    edges_min: int
+    edges_max: int
+    varsortability_mean: float
+    r2_sortability_mean: float
+
+
+class ReasonCount(_Strict):
+    """Rejected candidates per audit-gate class."""
+
+    reason: AuditReasonClass
+    candidates: int = Field(ge=0)
+
+
+class AuditSummary(_Strict):
+    """Audit loop statistics counted from ``audit_attempts`` / ``audit_reasons``."""
+
+    scms: int = Field(ge=0)
+    resampled_scms: int = Field(ge=0)
+    total_attempts: int = Field(ge=0)
+    resample_rate: float = Field(ge=0.0, le=1.0)
+    acceptance_rate: float = Field(ge=0.0, le=1.0)
+    reasons: list[ReasonCount]
+
+
+class ReservedInfo(_Strict):
+    """The published commitment to the reserved (held-out) SCMs."""
+
+    scope: str
+    count: int = Field(ge=0)
+    root_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class ChangelogEntry(_Strict):
+    """One released version and what changed."""
+
+    version: str = Field(pattern=SEMVER_RE)
+    changes: list[str]
+
+
+class ReleaseMetadata(_Strict):
+    """Everything the card, Croissant and citation files say about one release folder."""
+
+    suite: str
+    version: str = Field(pattern=SEMVER_RE)
+    scale: ScaleName
+    seed: int
+    generator_rev: int | str
+    package_version: str
+    pretty_name: str
+    summary: str
+    license: LicenseId = "cc-by-4.0"
+    task_categories: list[TaskCategory]
+    tags: list[Tag]
+    size_category: SizeCategory
+    creators: list[Person]
+    paper: Paper
+    configs: list[ConfigInfo]
+    coverage: Coverage
+    audit: AuditSummary
+    doi: str | None = Field(default=None, pattern=DOI_RE)
+    previous_doi: str | None = Field(default=None, pattern=DOI_RE)
+    hf_repo_id: str | None = Field(default=None, pattern=REPO_ID_RE)
+    frozen: bool = False
+    date_released: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    reserved: ReservedInfo | None = None
+    changelog: list[ChangelogEntry]
+    intended_uses: list[str]
+    out_of_scope_uses: list[str]
+    overlap_guidance: list[str]
+    limitations: list[str]
+
+    @field_validator("configs")
+    @classmethod
+    def _configs_unique(cls, v: list[ConfigInfo]) -> list[ConfigInfo]:
+        names = [c.name for c in v]
+        if len(set(names)) != len(names) or not names:
+            raise ValueError(f"configs must be non-empty and unique, got {names}")
+        return v
+
+    @property
+    def doi_text(self) -> str:
+        """The DOI, or a sentence saying it is pending (never a made-up DOI)."""
+        return self.doi if self.doi else "pending (not yet minted; see the release notes)"
+
+    @property
+    def hub_url(self) -> str | None:
+        return f"https://huggingface.co/datasets/{self.hf_repo_id}" if self.hf_repo_id else None
+
+    @property
+    def title(self) -> str:
+        return f"CausalArena {self.suite} v{self.version} ({self.scale} scale)"
+
+    @property
+    def total_rows(self) -> int:
+        return sum(c.rows for c in self.configs)
+
+    @property
+    def keywords(self) -> list[str]:
+        return ["causal discovery", "structural causal models", "benchmark", "synthetic data"]
+
+
+# ----------------------------------------------------------------------------- defaults
+PAPER = Paper(
+    title="CausalArena: Benchmarking Causal Discovery in the Foundation Model Era",
+    authors=[
+        Person(family_names="Li", given_names="Zi-Rong"),
+        Person(family_names="Liu", given_names="Si-Yang"),
+        Person(family_names="Wang", given_names="Tian-Zuo"),
+        Person(family_names="Ye", given_names="Han-Jia"),
+    ],
+    year=2026,
+    arxiv="2609.11897",
+)
+CREATORS = [Person(name="causalarena developers")]
+
+INTENDED_USES = [
+    "Scoring causal-discovery methods (classical, neural and pretrained) on directed-graph "
+    "recovery with exact ground truth, sliced by graph family, dimension, mechanism, noise, "
+    "root dependency and difficulty.",
+    "Reproducible reference evaluations: every number should be reported together with the "
+    "suite name, the release version (Hub tag) and, once minted, the DOI.",
+    "Inspecting or re-sampling the generating processes: every row carries its executable SCM "
+    "specification (`spec`), so new samples, interventions or sample sizes can be drawn with "
+    "`causalarena.sample`.",
+]
+OUT_OF_SCOPE = [
+    "Claims about real-world causal structure: all data are synthetic, no variable has a "
+    "real-world meaning.",
+    "Training a model and then reporting its score on the same public instances as if they were "
+    "unseen (see the overlap disclosure below).",
+    "Effect estimation or counterfactual benchmarks: the ground truth released is the directed "
+    "graph; interventional rows are samples, not paired counterfactuals.",
+]
+OVERLAP_GUIDANCE = [
+    "Public SCMs, their samples and the generator code may end up in pretraining corpora. When "
+    "you report a score, state whether any public CausalArena SCMs, generated samples, the "
+    "`causalarena` generator or a closely related prior were used while developing or "
+    "pretraining the method.",
+    "Label results with the release version; a score on a familiar generator distribution and a "
+    "score on newly introduced environments answer different questions.",
+    "Half of every (graph family, d) block is reserved for held-out evaluation and later "
+    "release. Their specifications are committed to by sha256 in `manifest.json` so a later "
+    "version can prove they were fixed at this one.",
+]
+LIMITATIONS = [
+    "Synthetic, anonymous variables: an edge is a matrix entry without an operational or "
+    "scientific story; the semantic and formula-grounded SCM families of the paper are not part "
+    "of this suite.",
+    "Known directed graphs only: no latent confounding, no selection bias, no cycles.",
+    "Byte-identical rebuilds are guaranteed only on the platform and library versions recorded "
+    "in `manifest.json` (`environment`).",
+    "The generator and the suite seed are public, so reserved SCMs can be regenerated by anyone "
+    "with the package; the reserved half protects against accidental overlap (they are never "
+    "written to the released files), not against deliberate regeneration.",
+    "The mini scale is a smoke-test subset (one SCM per block, one replicate); report "
+    "leaderboard numbers on the full scale.",
+]
+CHANGELOG = [
+    ChangelogEntry(
+        version="1.0.0",
+        changes=[
+            "First release: 10 graph families x d in {10, 20, 30, 50, 100}, half of every block "
+            "public, obs and obs+int configs, audited SCMs with executable specs.",
+        ],
+    )
+]
+
+
+# ----------------------------------------------------------------------------- helpers
+def size_category(rows: int) -> SizeCategory:
+    """Hugging Face ``size_categories`` bucket of a row count."""
+    for limit, name in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+    ):
+        if rows < limit:
+            return name  # type: ignore[return-value]
+    return "1M<n<10M"
+
+
+_ARROW_SCALARS = {
+    "string": "string",
+    "large_string": "string",
+    "bool": "bool",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "float": "float32",
+    "float32": "float32",
+    "double": "float64",
+    "float64": "float64",
+}
+
+
+def feature_from_arrow(arrow_type: Any, name: str | None = None) -> Feature:
+    """:class:`Feature` of a pyarrow type (lists become nested ``list`` features).
+
+    Raises
+    ------
+    ReleaseError
+        For an Arrow type outside the closed vocabulary (names the column and type).
+    """
+    import pyarrow as pa
+
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return Feature(name=name, list=feature_from_arrow(arrow_type.value_type))
+    key = str(arrow_type)
+    if key not in _ARROW_SCALARS:
+        raise ReleaseError(f"column {name!r}: Arrow type {key} has no card dtype")
+    return Feature(name=name, dtype=_ARROW_SCALARS[key])  # type: ignore[arg-type]
+
+
+def classify_reason(reason: str) -> AuditReasonClass:
+    """Map one stored rejection reason (``"attempt k: ..."``) to its audit-gate class."""
+    text = re.sub(r"^attempt \d+: ", "", reason)
+    if text.startswith("invalid SCM spec"):
+        return "invalid-spec"
+    if text.startswith("graph:"):
+        return "graph-gate"
+    if "non-finite" in text:
+        return "non-finite"
+    if "near-duplicate" in text:
+        return "near-duplicate"
+    if "has one value in" in text:
+        return "discrete-dominance"
+    if "near-constant" in text:
+        return "near-constant"
+    if "clipping bounds" in text:
+        return "clipping-mass"
+    if text.startswith("obs+int:"):
+        return "intervention-gate"
+    return "other"
+
+
+FACTOR_COLUMNS = [
+    "scm_id",
+    "graph_family",
+    "d",
+    "n_edges",
+    "mechanism_tags",
+    "noise_tags",
+    "root_tags",
+    "root_dependency",
+    "difficulty",
+    "varsortability",
+    "r2_sortability",
+    "audit_attempts",
+    "audit_reasons",
+]
+
+
+def read_factor_rows(folder: Path, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per SCM (deduplicated over configs) with the factor columns of the shards.
+
+    Raises
+    ------
+    ReleaseError
+        If a listed shard is missing or lacks a factor column.
+    """
+    import pyarrow.parquet as pq
+
+    per_scm: dict[str, dict[str, Any]] = {}
+    for f in manifest["files"]:
+        path = folder / f["path"]
+        if not path.is_file():
+            raise ReleaseError(f"{path}: listed in manifest.json but missing")
+        try:
+            table = pq.read_table(path, columns=FACTOR_COLUMNS)
+        except Exception as exc:  # damaged shard or missing column
+            raise ReleaseError(f"{path}: cannot read factor columns ({exc})") from None
+        for row in table.to_pylist():
+            per_scm.setdefault(row["scm_id"], row)
+    return [per_scm[k] for k in sorted(per_scm)]
+
+
+def _shares(rows: list[dict[str, Any]], key: str, multi: bool) -> list[Share]:
+    n = len(rows) or 1
+    if multi:
+        c = Counter(t for r in rows for t in set(r[key]))
+    else:
+        c = Counter(r[key] for r in rows)
+    return [
+        Share(level=str(k), scms=v, share=round(v / n, 4))
+        for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    ]
+
+
+def compute_coverage(rows: list[dict[str, Any]]) -> Coverage:
+    """Coverage tables from per-SCM factor rows (see :func:`read_factor_rows`)."""
+    fams = sorted({r["graph_family"] for r in rows})
+    dims = sorted({int(r["d"]) for r in rows})
+    counts = Counter((r["graph_family"], int(r["d"])) for r in rows)
+    table = CountTable(
+        row_name="graph_family",
+        column_name="d",
+        rows=fams,
+        columns=dims,
+        counts=[[counts[(f, d)] for d in dims] for f in fams],
+    )
+    edges = [int(r["n_edges"]) for r in rows] or [0]
+
+    def mean(key: str) -> float:
+        vals = [float(r[key]) for r in rows if r[key] is not None]
+        return round(sum(vals) / len(vals), 4) if vals else 0.0
+
+    return Coverage(
+        n_scms=len(rows),
+        family_by_d=table,
+        mechanism=_shares(rows, "mechanism_tags", True),
+        noise=_shares(rows, "noise_tags", True),
+        root=_shares(rows, "root_tags", True),
+        root_dependency=_shares(rows, "root_dependency", False),
+        difficulty=_shares(rows, "difficulty", False),
+        edges_min=min(edges),
+        edges_max=max(edges),
+        varsortability_mean=mean("varsortability"),
+        r2_sortability_mean=mean("r2_sortability"),
+    )
+
+
+def compute_audit(rows: list[dict[str, Any]]) -> AuditSummary:
+    """Audit-loop rates from per-SCM ``audit_attempts`` and ``audit_reasons``."""
+    n = len(rows)
+    attempts = sum(int(r["audit_attempts"]) for r in rows)
+    resampled = sum(1 for r in rows if int(r["audit_attempts"]) > 1)
+    reasons = Counter(classify_reason(x) for r in rows for x in r["audit_reasons"])
+    return AuditSummary(
+        scms=n,
+        resampled_scms=resampled,
+        total_attempts=attempts,
+        resample_rate=round(resampled / n, 4) if n else 0.0,
+        acceptance_rate=round(n / attempts, 4) if attempts else 0.0,
+        reasons=[
+            ReasonCount(reason=k, candidates=v)
+            for k, v in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        ],
+    )
+
+
+def config_infos(folder: Path, manifest: dict[str, Any]) -> list[ConfigInfo]:
+    """Per-config sizes from the manifest and features from the first shard's Arrow schema.
+
+    Raises
+    ------
+    ReleaseError
+        If the shards of one config do not share one schema.
+    """
+    import pyarrow.parquet as pq
+
+    out = []
+    for name in sorted(manifest["configs"]):
+        files = [f for f in manifest["files"] if f.get("config") == name]
+        schemas = {str(pq.read_schema(folder / f["path"])) for f in files}
+        if len(schemas) > 1:
+            raise ReleaseError(f"{folder}: shards of config {name!r} have different schemas")
+        schema = pq.read_schema(folder / files[0]["path"]) if files else None
+        features = (
+            [feature_from_arrow(fld.type, fld.name) for fld in schema] if schema is not None else []
+        )
+        c = manifest["configs"][name]
+        out.append(
+            ConfigInfo(
+                name=name,
+                setting="obsint" if name.endswith("-obsint") else "obs",
+                split=c.get("split", "test"),
+                rows=int(c["rows"]),
+                shards=int(c["shards"]),
+                bytes=sum(int(f["bytes"]) for f in files),
+                uncompressed_bytes=sum(
+                    pq.read_metadata(folder / f["path"]).row_group(i).total_byte_size
+                    for f in files
+                    for i in range(pq.read_metadata(folder / f["path"]).num_row_groups)
+                ),
+                features=features,
+            )
+        )
+    return out
+
+
+def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None) -> ReleaseMetadata:
+    """Build the :class:`ReleaseMetadata` of a release folder.
+
+    Parameters
+    ----------
+    folder : path
+        Release folder with ``manifest.json`` and ``data/``.
+    manifest : dict, optional
+        The manifest (read from ``folder`` when omitted).
+
+    Returns
+    -------
+    ReleaseMetadata
+
+    Raises
+    ------
+    ReleaseError
+        Missing manifest or shards, unreadable factor columns.
+    pydantic.ValidationError
+        If a value falls outside the closed vocabularies (e.g. a malformed DOI).
+    """
+    from causalarena.release.manifest import read_manifest
+
+    folder = Path(folder)
+    manifest = manifest if manifest is not None else read_manifest(folder)
+    rows = read_factor_rows(folder, manifest)
+    pub = manifest.get("publication") or {}
+    frz = manifest.get("freeze") or {}
+    reserved = frz.get("reserved")
+    configs = config_infos(folder, manifest)
+    env = manifest.get("environment") or {}
+    return ReleaseMetadata(
+        suite=manifest["suite"],
+        version=manifest["version"],
+        scale=manifest["scale"],
+        seed=int(manifest.get("seed", 0)),
+        generator_rev=manifest.get("generator_rev", "unknown"),
+        package_version=str(env.get("causalarena", "unknown")),
+        pretty_name=f"CausalArena {manifest['suite']}",
+        summary=(
+            "Synthetic structural causal models (SCMs) with exact ground-truth directed acyclic "
+            "graphs for benchmarking causal discovery from observational and interventional "
+            "tabular data. Each row is one dataset instance: a sampled table, its intervention "
+            "mask, the true adjacency matrix and the executable SCM specification that "
+            "generated it."
+        ),
+        task_categories=["graph-ml"],
+        tags=["causal-discovery", "structural-causal-models", "benchmark", "synthetic", "tabular"],
+        size_category=size_category(sum(c.rows for c in configs)),
+        creators=CREATORS,
+        paper=PAPER,
+        configs=configs,
+        coverage=compute_coverage(rows),
+        audit=compute_audit(rows),
+        doi=pub.get("doi"),
+        previous_doi=pub.get("previous_doi"),
+        hf_repo_id=pub.get("hf_repo_id"),
+        frozen=bool(frz),
+        date_released=frz.get("date"),
+        reserved=(
+            ReservedInfo(
+                scope=reserved["scope"],
+                count=reserved["count"],
+                root_sha256=reserved["root_sha256"],
+            )
+            if reserved
+            else None
+        ),
+        changelog=CHANGELOG,
+        intended_uses=INTENDED_USES,
+        out_of_scope_uses=OUT_OF_SCOPE,
+        overlap_guidance=OVERLAP_GUIDANCE,
+        limitations=LIMITATIONS,
+    )
+
+
+def write_metadata_files(folder: str | Path, *, croissant: bool = True) -> dict[str, Path]:
+    """(Re)write every metadata file of a release folder from one :class:`ReleaseMetadata`.
+
+    Writes ``README.md``, ``CITATION.cff``, ``.zenodo.json`` and (when ``croissant`` and
+    ``mlcroissant`` is installed) ``croissant.json``.
+
+    Returns
+    -------
+    dict
+        File kind -> written path.
+    """
+    from causalarena.cards.card import write_card_from_metadata
+    from causalarena.cards.citation import write_citation_files
+
+    folder = Path(folder)
+    meta = collect_metadata(folder)
+    out = {"card": write_card_from_metadata(folder, meta)}
+    out.update(write_citation_files(folder, meta))
+    if croissant:
+        from causalarena.croissant import write_croissant
+
+        out["croissant"] = write_croissant(folder, meta)
+    return out

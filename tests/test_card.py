@@ -1,0 +1,154 @@
+"""Dataset card: one strict metadata model, computed coverage, loadable YAML, broken cards fail."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+import pyarrow.dataset as pads
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from causalarena.cards.card import read_front_matter, render_card, validate_card
+from causalarena.release.metadata import ReleaseMetadata, collect_metadata
+
+
+@pytest.fixture(scope="module")
+def rel(mini_release, tmp_path_factory):
+    """A private copy of the mini release (tests here may edit its card)."""
+    out = tmp_path_factory.mktemp("card") / "rel"
+    shutil.copytree(mini_release, out)
+    return out
+
+
+@pytest.fixture
+def broken(rel, tmp_path):
+    """A fresh copy whose README.md a test may break (data files are symlinked)."""
+    out = tmp_path / "rel"
+    out.mkdir()
+    for p in rel.iterdir():
+        if p.is_dir():
+            (out / p.name).symlink_to(p)
+        else:
+            shutil.copy(p, out / p.name)
+    return out
+
+
+def test_card_validates_and_has_front_matter(rel):
+    assert validate_card(rel) == []
+    fm = read_front_matter(rel / "README.md")
+    assert fm["license"] == "cc-by-4.0"
+    assert fm["size_categories"] == ["n<1K"]
+    assert {c["config_name"] for c in fm["configs"]} == {"synthetic-obs", "synthetic-obsint"}
+    for c in fm["configs"]:
+        assert c["data_files"] == [{"split": "test", "path": f"data/{c['config_name']}/*.parquet"}]
+    for info in fm["dataset_info"]:
+        assert info["splits"][0]["num_examples"] == 50
+        x = next(f for f in info["features"] if f["name"] == "X")
+        assert x == {"name": "X", "list": {"list": "float32"}}
+    text = (rel / "README.md").read_text()
+    assert "`A[i, j] = 1` iff edge `i → j` (row = parent, column = child)" in text
+    assert "DOI: pending" in text
+
+
+def test_card_is_rendered_from_the_metadata_model(rel):
+    meta = collect_metadata(rel)
+    assert (rel / "README.md").read_text() == render_card(meta)
+    assert validate_card(rel, meta) == []
+
+
+def test_coverage_is_counted_from_the_shards(rel):
+    meta = collect_metadata(rel)
+    t = pads.dataset(rel / "data" / "synthetic-obs", format="parquet").to_table(
+        columns=["graph_family", "d", "mechanism_tags", "root_dependency", "audit_attempts"]
+    )
+    rows = t.to_pylist()
+    counts = Counter((r["graph_family"], r["d"]) for r in rows)
+    tab = meta.coverage.family_by_d
+    for fam, row in zip(tab.rows, tab.counts, strict=True):
+        assert row == [counts[(fam, d)] for d in tab.columns]
+    mech = Counter(m for r in rows for m in set(r["mechanism_tags"]))
+    assert {s.level: s.scms for s in meta.coverage.mechanism} == dict(mech)
+    dep = Counter(r["root_dependency"] for r in rows)
+    assert {s.level: s.scms for s in meta.coverage.root_dependency} == dict(dep)
+    assert meta.audit.resampled_scms == sum(1 for r in rows if r["audit_attempts"] > 1)
+    body = (rel / "README.md").read_text()
+    top = meta.coverage.mechanism[0]
+    assert f"| `{top.level}` | {top.scms} | {top.share:.1%} |" in body
+
+
+def test_yaml_loads_with_datasets_and_declared_features(rel):
+    import datasets
+
+    fm = read_front_matter(rel / "README.md")
+    for info in fm["dataset_info"]:
+        config = info["config_name"]
+        feats = datasets.Features._from_yaml_list(info["features"])
+        assert isinstance(feats["X"], datasets.List) and isinstance(
+            feats["X"].feature, datasets.List
+        )
+        ds = datasets.load_dataset(str(rel), config, split="test")
+        assert ds.num_rows == 50 and ds.features == feats
+        ds2 = datasets.load_dataset(
+            "parquet",
+            data_files=str(rel / "data" / config / "*.parquet"),
+            split="train",
+            features=feats,
+        )
+        assert ds2.num_rows == 50
+
+
+def test_strict_model_rejects_unknown_fields_and_values(rel):
+    meta = collect_metadata(rel)
+    data = meta.model_dump()
+    with pytest.raises(ValidationError, match="extra"):
+        ReleaseMetadata.model_validate({**data, "homepage": "x"})
+    with pytest.raises(ValidationError):
+        ReleaseMetadata.model_validate({**data, "license": "mit"})
+    with pytest.raises(ValidationError):
+        ReleaseMetadata.model_validate({**data, "doi": "doi-pending-42"})
+    with pytest.raises(ValidationError):
+        ReleaseMetadata.model_validate({**data, "task_categories": ["causal-magic"]})
+
+
+def _edit_front_matter(folder, fn):
+    text = (folder / "README.md").read_text()
+    end = text.find("\n---\n", 4)
+    fm = yaml.safe_load(text[4:end])
+    fn(fm)
+    (folder / "README.md").write_text(
+        "---\n" + yaml.safe_dump(fm, sort_keys=False) + text[end + 1 :]
+    )
+
+
+def test_broken_cards_fail_validation(broken):
+    _edit_front_matter(
+        broken, lambda fm: fm["dataset_info"][0]["splits"][0].update(num_examples=49)
+    )
+    assert any("num_examples" in p for p in validate_card(broken))
+
+
+def test_wrong_feature_type_fails(broken):
+    def bad(fm):
+        x = next(f for f in fm["dataset_info"][0]["features"] if f["name"] == "X")
+        x["list"] = {"list": "float64"}
+
+    _edit_front_matter(broken, bad)
+    assert any("features" in p and "'X'" in p for p in validate_card(broken))
+
+
+def test_missing_field_and_section_fail(broken):
+    _edit_front_matter(broken, lambda fm: fm.pop("license"))
+    text = (broken / "README.md").read_text().replace("## Limitations\n", "## Notes\n")
+    (broken / "README.md").write_text(text)
+    probs = validate_card(broken)
+    assert any("'license'" in p for p in probs)
+    assert any("Limitations" in p for p in probs)
+
+
+def test_changed_data_files_fail(broken):
+    _edit_front_matter(
+        broken, lambda fm: fm["configs"][0]["data_files"][0].update(path="data/*.parquet")
+    )
+    assert any("data_files" in p for p in validate_card(broken))

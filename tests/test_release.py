@@ -1,0 +1,411 @@
+"""Citation files, freeze/immutability, verify (--rebuild, --reveal), versioned load, publish."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from causalarena import cli_release
+from causalarena.cards.citation import (
+    load_cff,
+    repo_zenodo_dict,
+    validate_cff,
+    validate_zenodo,
+)
+from causalarena.errors import ReleaseError
+from causalarena.release import freeze as fz
+from causalarena.release.manifest import read_manifest
+from causalarena.release.metadata import write_metadata_files
+from causalarena.release.verify import verify, verify_rebuild
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCKS = [0, 1]  # reserved commitments of two blocks keep the tests fast
+
+
+def run_cli(argv: list[str]) -> int:
+    """Parse ``argv`` with the release verbs only and dispatch (as cli.py will)."""
+    p = argparse.ArgumentParser(prog="causalarena")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    cli_release.add_commands(sub)
+    return cli_release.dispatch(p.parse_args(argv))
+
+
+@pytest.fixture(scope="module")
+def frozen(mini_release, tmp_path_factory):
+    """A copy of the mini release, frozen as 1.0.0 (reserved commitment for BLOCKS)."""
+    out = tmp_path_factory.mktemp("release") / "rel"
+    shutil.copytree(mini_release, out)
+    fz.freeze(out, "1.0.0", reserved_blocks=BLOCKS, today="2026-09-10")
+    return out
+
+
+@pytest.fixture
+def copy(frozen, tmp_path):
+    out = tmp_path / "rel"
+    shutil.copytree(frozen, out)
+    return out
+
+
+# ----------------------------------------------------------------------------- citation files
+def test_repo_citation_files_validate():
+    assert validate_cff(ROOT / "CITATION.cff") == []
+    assert validate_zenodo(ROOT / ".zenodo.json") == []
+    assert json.loads((ROOT / ".zenodo.json").read_text()) == repo_zenodo_dict()
+
+
+def test_release_citation_files_validate_and_say_pending(frozen):
+    assert validate_cff(frozen / "CITATION.cff") == []
+    assert validate_zenodo(frozen / ".zenodo.json") == []
+    cff = load_cff(frozen / "CITATION.cff")
+    zen = json.loads((frozen / ".zenodo.json").read_text())
+    assert "doi" not in cff and "doi" not in zen
+    assert "DOI pending" in (frozen / "CITATION.cff").read_text()
+    assert "pending" in zen["notes"]
+    assert cff["type"] == "dataset" and cff["date-released"] == "2026-09-10"
+    assert zen["upload_type"] == "dataset" and zen["license"] == "cc-by-4.0"
+    assert zen["related_identifiers"][0]["identifier"] == "arXiv:2609.11897"
+
+
+def test_broken_citation_files_fail(tmp_path, frozen):
+    cff = load_cff(frozen / "CITATION.cff")
+    bad = dict(cff)
+    bad.pop("authors")
+    (tmp_path / "a.cff").write_text(json.dumps(bad))
+    assert any("authors" in p for p in validate_cff(tmp_path / "a.cff"))
+    bad = {**cff, "doi": "not-a-doi"}
+    (tmp_path / "b.cff").write_text(json.dumps(bad))
+    assert any("doi" in p for p in validate_cff(tmp_path / "b.cff"))
+    zen = json.loads((frozen / ".zenodo.json").read_text())
+    (tmp_path / "z.json").write_text(json.dumps({**zen, "upload_type": "software"}))
+    assert any("upload_type" in p for p in validate_zenodo(tmp_path / "z.json"))
+    (tmp_path / "z2.json").write_text(json.dumps({**zen, "related_identifiers": []}))
+    assert validate_zenodo(tmp_path / "z2.json")
+
+
+def test_set_doi_updates_every_file(copy):
+    doi = "10.5281/zenodo.1234567"
+    assert (
+        run_cli(["release", "set-doi", str(copy), doi, "--previous-doi", "10.5281/zenodo.1"]) == 0
+    )
+    assert read_manifest(copy)["publication"]["doi"] == doi
+    assert f"DOI: {doi}." in (copy / "README.md").read_text()
+    assert load_cff(copy / "CITATION.cff")["doi"] == doi
+    zen = json.loads((copy / ".zenodo.json").read_text())
+    assert zen["doi"] == doi
+    assert {"identifier": "10.5281/zenodo.1", "relation": "isNewVersionOf", "scheme": "doi"} in zen[
+        "related_identifiers"
+    ]
+    assert doi in (copy / "croissant.json").read_text()
+    assert (
+        validate_cff(copy / "CITATION.cff") == [] and validate_zenodo(copy / ".zenodo.json") == []
+    )
+    assert run_cli(["release", "set-doi", str(copy), "zenodo-123"]) == 2
+
+
+# ----------------------------------------------------------------------------- freeze
+def test_freeze_records_everything(frozen):
+    m = read_manifest(frozen)
+    f = m["freeze"]
+    assert f["version"] == "1.0.0" and f["seed"] == m["seed"] and f["definition"] == m["definition"]
+    assert m["environment"]["dependencies"]["pyarrow"]
+    reg = json.loads((frozen / "frozen" / "1.0.0.json").read_text())
+    assert reg["content"]["files"] == {x["path"]: x["sha256"] for x in m["files"]}
+    assert reg["content_sha256"] == f["content_sha256"]
+    r = f["reserved"]
+    assert r["count"] == len(BLOCKS) and len(r["commitments"]) == len(BLOCKS)
+    from causalarena.release.suites import get_suite
+
+    s = get_suite("arena-synthetic")
+    for c in r["commitments"]:
+        assert c["position"] in s.reserved_positions(c["block"])
+        assert c["position"] not in s.public_positions(c["block"])
+    assert r["root_sha256"] == fz.root_hash(r["commitments"])
+    assert verify(frozen) == []
+
+
+def test_refreeze_same_content_is_idempotent(copy):
+    before = (copy / "frozen" / "1.0.0.json").read_text()
+    fz.freeze(copy, "1.0.0", reserved_blocks=BLOCKS, write_metadata=False)
+    assert (copy / "frozen" / "1.0.0.json").read_text() == before
+
+
+def _swap_two_shards(folder: Path) -> tuple[str, str]:
+    """Exchange two shards' bytes and update the manifest consistently (verify still passes)."""
+    m = read_manifest(folder)
+    a, b = m["files"][0], m["files"][1]
+    pa, pb = folder / a["path"], folder / b["path"]
+    da, db = pa.read_bytes(), pb.read_bytes()
+    pa.write_bytes(db)
+    pb.write_bytes(da)
+    for f, data in ((a, db), (b, da)):
+        f["bytes"], f["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True))
+    return a["path"], b["path"]
+
+
+def test_freezing_different_content_is_refused(copy, capsys):
+    pa, pb = _swap_two_shards(copy)
+    assert verify(copy) == []
+    with pytest.raises(fz.FreezeError) as exc:
+        fz.freeze(copy, "1.0.0", reserved=False)
+    assert pa in str(exc.value) and pb in str(exc.value)
+    assert run_cli(["release", "freeze", str(copy), "--version", "1.0.0", "--no-reserved"]) == 2
+    assert pa in capsys.readouterr().err
+
+
+def test_against_previous_manifest(frozen, copy):
+    _swap_two_shards(copy)
+    shutil.rmtree(copy / "frozen")
+    with pytest.raises(fz.FreezeError, match="differs from frozen"):
+        fz.freeze(copy, "1.0.0", reserved=False, against=frozen / "manifest.json")
+    with pytest.raises(ReleaseError, match="not 2.0.0"):
+        fz.freeze(copy, "2.0.0", reserved=False)
+
+
+# ----------------------------------------------------------------------------- verify
+def test_verify_reports_corrupted_shard(copy, capsys):
+    p = copy / "data" / "synthetic-obs" / "test-chain-d010.parquet"
+    b = bytearray(p.read_bytes())
+    b[1000] ^= 0xFF
+    p.write_bytes(bytes(b))
+    assert run_cli(["verify", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert "sha256" in out and "test-chain-d010.parquet" in out
+
+
+def test_verify_rebuild_catches_substituted_shards(copy, capsys):
+    pa, pb = _swap_two_shards(copy)
+    assert verify(copy) == []  # manifest and files agree ...
+    probs = verify_rebuild(copy)  # ... but not with what the recorded suite/seed produce
+    assert {(p["path"], p["problem"]) for p in probs} == {
+        (pa, "rebuild-sha256"),
+        (pb, "rebuild-sha256"),
+    }
+
+
+@pytest.mark.slow
+def test_verify_rebuild_cli_clean(frozen, capsys):
+    assert run_cli(["verify", str(frozen), "--rebuild", "--metadata"]) == 0
+
+
+def test_reveal_checks_against_commitment(frozen, tmp_path):
+    from causalarena.release.build import audited_scm
+    from causalarena.release.suites import get_suite
+
+    suite = get_suite("arena-synthetic")
+    commits = read_manifest(frozen)["freeze"]["reserved"]["commitments"]
+    specs = [audited_scm(suite, c["scm_index"]).spec for c in commits]
+    good = [{"scm_id": s.scm_id, "spec": s.to_json()} for s in specs]
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    assert fz.verify_reveal(frozen, tmp_path / "good.json") == []
+    assert run_cli(["verify", str(frozen), "--reveal", str(tmp_path / "good.json")]) == 0
+    obj = [{"scm_id": s.scm_id, "spec": json.loads(s.to_json())} for s in specs]
+    (tmp_path / "obj.json").write_text(json.dumps(obj))
+    assert fz.verify_reveal(frozen, tmp_path / "obj.json") == []
+    tampered = json.loads(specs[0].to_json())
+    tampered["metadata"]["tampered"] = True
+    bad = [
+        {"scm_id": specs[0].scm_id, "spec": json.dumps(tampered)},
+        {"scm_id": "x/9999", "spec": "{}"},
+    ]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    probs = fz.verify_reveal(frozen, tmp_path / "bad.json")
+    assert [p["problem"] for p in probs] == ["sha256", "not-committed"]
+    assert run_cli(["verify", str(frozen), "--reveal", str(tmp_path / "bad.json")]) == 1
+
+
+# ----------------------------------------------------------------------------- versioned loading
+def test_load_passes_revision_to_datasets(monkeypatch):
+    import datasets
+
+    import causalarena as ca
+
+    calls = []
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: calls.append((a, k)) or "ds")
+    assert ca.load("synthetic-obs", source="org/arena", revision="v1.0.0") == "ds"
+    ((args, kwargs),) = calls
+    assert args == ("org/arena", "synthetic-obs") and kwargs["revision"] == "v1.0.0"
+
+
+# ----------------------------------------------------------------------------- publish
+class _Recorder(BaseHTTPRequestHandler):
+    calls: list = []
+    tags: set = set()
+
+    def log_message(self, *a):  # quiet
+        pass
+
+    def _body(self) -> bytes:
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def _send(self, code: int, obj) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):  # noqa: N802
+        body = self._body()
+        self.calls.append(("POST", self.path, body, self.headers.get("Authorization")))
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        path = self.path.split("?")[0]
+        if path == "/api/repos/create":
+            self._send(200, {"url": f"{base}/datasets/org/arena", "name": "org/arena"})
+        elif path == "/api/validate-yaml":
+            self._send(200, {"errors": [], "warnings": []})
+        elif path.endswith("/preupload/main"):
+            files = json.loads(body)["files"]
+            self._send(
+                200,
+                {
+                    "files": [
+                        {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+                        for f in files
+                    ]
+                },
+            )
+        elif path.endswith("/commit/main"):
+            self._send(
+                200,
+                {
+                    "commitUrl": f"{base}/datasets/org/arena/commit/{'a' * 40}",
+                    "commitOid": "a" * 40,
+                },
+            )
+        elif "/tag/" in path:
+            tag = json.loads(body)["tag"]
+            if tag in self.tags:
+                self._send(409, {"error": "tag exists"})
+            else:
+                self.tags.add(tag)
+                self._send(200, {})
+        elif path == "/api/deposit/depositions":
+            self._send(201, {"id": 7, "links": {"bucket": f"{base}/api/files/bucket-7"}})
+        else:
+            self._send(404, {"error": f"unexpected {path}"})
+
+    def do_PUT(self):  # noqa: N802
+        body = self._body()
+        self.calls.append(("PUT", self.path, body, self.headers.get("Authorization")))
+        if self.path == "/api/deposit/depositions/7":
+            md = json.loads(body)["metadata"]
+            self._send(
+                200, {"id": 7, "metadata": {**md, "prereserve_doi": {"doi": "10.5281/zenodo.7"}}}
+            )
+        else:
+            self._send(200, {"key": self.path.rsplit("/", 1)[-1]})
+
+
+@pytest.fixture
+def server():
+    _Recorder.calls = []
+    _Recorder.tags = set()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_publish_dry_run_prints_plan_without_network(frozen, capsys, monkeypatch):
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    rc = run_cli(
+        [
+            "publish",
+            str(frozen),
+            "--version",
+            "1.0.0",
+            "--repo-id",
+            "org/arena",
+            "--zenodo",
+            "--dry-run",
+        ]
+    )
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "tag v1.0.0" in out and "data/synthetic-obs/test-chain-d010.parquet" in out
+    assert "create deposition" in out and "causalarena-arena-synthetic-mini-v1.0.0.tar" in out
+
+
+def test_publish_refuses_unfrozen_or_wrong_version(mini_release, frozen):
+    with pytest.raises(ReleaseError, match="not frozen"):
+        from causalarena.release.publish import publish_hf
+
+        publish_hf(mini_release, "org/arena", "1.0.0", dry_run=True)
+    assert (
+        run_cli(["publish", str(frozen), "--version", "1.0.1", "--repo-id", "o/n", "--dry-run"])
+        == 2
+    )
+
+
+def test_publish_hf_against_local_hub(copy, server, monkeypatch):
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    from causalarena.release.publish import publish_hf
+
+    res = publish_hf(copy, "org/arena", "1.0.0", endpoint=server)
+    calls = [(m, p.split("?")[0]) for m, p, _, _ in _Recorder.calls]
+    assert calls[0] == ("POST", "/api/repos/create")
+    assert ("POST", "/api/datasets/org/arena/preupload/main") in calls
+    assert calls[-1] == ("POST", "/api/datasets/org/arena/tag/main")
+    assert all(auth == "Bearer hf_test_token" for *_, auth in _Recorder.calls)
+    create = json.loads(_Recorder.calls[0][2])
+    assert create["type"] == "dataset" and create["name"] == "arena"
+    committed = {}
+    for _m, p, body, _ in _Recorder.calls:
+        if p.endswith("/commit/main"):
+            for line in body.decode().splitlines():
+                item = json.loads(line)
+                if item["key"] == "file":
+                    committed[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+    want = {f["path"] for f in res["files"]}
+    assert set(committed) == want and len(want) == 106
+    for path, data in committed.items():
+        assert data == (copy / path).read_bytes(), path
+    assert b"huggingface.co/datasets/org/arena" in committed["README.md"]
+    assert json.loads(_Recorder.calls[-1][2])["tag"] == "v1.0.0"
+    # the same version cannot be tagged twice
+    with pytest.raises(ReleaseError, match="immutable"):
+        publish_hf(copy, "org/arena", "1.0.0", endpoint=server)
+
+
+def test_publish_zenodo_against_local_server(copy, server, monkeypatch):
+    monkeypatch.setenv("ZENODO_TOKEN", "zen_test")
+    from causalarena.release.publish import publish_zenodo, release_archive
+
+    with pytest.raises(ReleaseError, match="ZENODO_TOKEN"):
+        monkeypatch.delenv("ZENODO_TOKEN")
+        publish_zenodo(copy, "1.0.0", base_url=f"{server}/api")
+    monkeypatch.setenv("ZENODO_TOKEN", "zen_test")
+    res = publish_zenodo(copy, "1.0.0", base_url=f"{server}/api")
+    assert res["doi"] == "10.5281/zenodo.7" and res["deposition_id"] == 7
+    puts = {p: body for m, p, body, _ in _Recorder.calls if m == "PUT"}
+    name, data = release_archive(copy)
+    assert puts[f"/api/files/bucket-7/{name}"] == data
+    md = json.loads(puts["/api/deposit/depositions/7"])["metadata"]
+    assert md["upload_type"] == "dataset" and md["prereserve_doi"] is True and "doi" not in md
+    assert all(auth == "Bearer zen_test" for *_, auth in _Recorder.calls)
+    assert release_archive(copy) == (name, data)  # deterministic archive
+
+
+def test_metadata_files_rewrite_is_deterministic(copy):
+    before = {
+        p: (copy / p).read_bytes()
+        for p in ("README.md", "CITATION.cff", ".zenodo.json", "croissant.json")
+    }
+    write_metadata_files(copy)
+    assert {p: (copy / p).read_bytes() for p in before} == before
