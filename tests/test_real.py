@@ -423,3 +423,124 @@ def test_subsample_is_deterministic():
     assert subsample(X, None, 500, seed=0)[0].shape == (100, 2)
     with pytest.raises(ValueError):
         subsample(X, mask, 0, seed=0)
+
+
+# ------------------------------------------------------------------- card and metadata files
+@needs_data
+def test_real_card_describes_real_data(real_release):
+    from causalarena.cards.card import read_front_matter, render_card, validate_card
+    from causalarena.release.manifest import read_manifest
+    from causalarena.release.metadata import collect_metadata
+
+    out, summary = real_release
+    m = read_manifest(out)
+    body = (out / "README.md").read_text()
+    meta = collect_metadata(out)
+    assert meta.family == "real" and meta.coverage is None and meta.audit is None
+    assert validate_card(out, meta) == []
+    assert body == render_card(meta)
+    assert m["reference_caveat"] in body and "not verified truth" in body
+    lines = body.splitlines()
+    for name, b in summary["built"].items():
+        row = next(ln for ln in lines if ln.startswith(f"| `{name}` | `real-obs`"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[2:8] == [
+            str(b["rows"]),
+            str(b["columns"]),
+            str(b["edges"]),
+            str(b["interventions"]),
+            b["licence"],
+            "yes" if b["redistributable"] else "no",
+        ]
+        assert f"### `{name}`" in body and f"Licence: {b['licence']}." in body
+        assert REGISTRY[name].citation.strip() in body
+    for name in summary["unavailable"]:
+        assert f"| `{name}` | missing (" in body
+    assert str(REAL) not in body  # no local paths in the published card
+    low = body.lower()
+    for synthetic_only in (
+        "all data are synthetic",
+        "purely synthetic",
+        "scms per graph_family",
+        "shares by mechanism",
+        "(`synthetic`)",
+    ):
+        assert synthetic_only not in low
+    assert "horsepower = 0" in low and "398 → 392 rows" in body
+    assert "`invalid_AWS::DynamoDB::Table`" in body and "subsample(X, mask, n, seed=...)" in body
+    fm = read_front_matter(out / "README.md")
+    assert (fm["license"], fm["license_name"]) == ("other", "per-dataset-licences")
+    assert all(lic in fm["license_details"] for lic in ("MIT", "CC-BY-4.0", "BSD-2-Clause"))
+    assert "real-world-data" in fm["tags"] and "synthetic" not in fm["tags"]
+
+
+@needs_data
+def test_real_metadata_files_validate(real_release):
+    import yaml
+
+    from causalarena.cards.citation import validate_cff, validate_zenodo
+    from causalarena.release.verify import verify, verify_metadata
+
+    out, _ = real_release
+    assert verify(out) == []
+    assert validate_cff(out / "CITATION.cff") == []
+    assert validate_zenodo(out / ".zenodo.json") == []
+    cff = yaml.safe_load((out / "CITATION.cff").read_text())
+    assert "license" not in cff and "not independently verified" in cff["abstract"]
+    assert "MIT (cdcsg-abalone" in cff["abstract"]
+    zen = json.loads((out / ".zenodo.json").read_text())
+    assert zen["license"] == "other-at" and "BSD-2-Clause (sachs)" in zen["description"]
+    if (out / "croissant.json").is_file():
+        assert verify_metadata(out) == []
+        js = json.loads((out / "croissant.json").read_text())
+        assert "https://opensource.org/licenses/MIT" in js["license"]
+        assert "not independently verified" in js["description"]
+        fields = {f["name"]: f for f in js["recordSet"][0]["field"]}
+        assert "literature" in fields["adjacency"]["description"]
+
+
+@needs_data
+def test_real_card_loads_with_datasets(real_release):
+    import datasets
+
+    out, _ = real_release
+    ds = datasets.load_dataset(str(out), "real-obs", split="test")
+    assert ds.num_rows == 9 and set(ds["family"]) == {"real"}
+    assert len(datasets.load_dataset(str(out), "real-obsint", split="test")) == 3
+
+
+@needs_data
+def test_real_card_validation_catches_problems(real_release, tmp_path):
+    from causalarena.cards.card import validate_card
+    from causalarena.release.manifest import read_manifest
+
+    out, _ = real_release
+    copy = tmp_path / "rel"
+    shutil.copytree(out, copy)
+    caveat = read_manifest(copy)["reference_caveat"]
+    card = copy / "README.md"
+    text = card.read_text()
+    card.write_text(text.replace(caveat, "Reference graphs are the truth."))
+    assert any("reference_caveat" in p for p in validate_card(copy))
+    card.write_text(text.replace("| BSD-2-Clause |", "| MIT |"))
+    assert any("'sachs' with licence BSD-2-Clause" in p for p in validate_card(copy))
+    card.write_text(text.replace("license: other", "license: cc-by-4.0"))
+    assert any("expected 'other'" in p for p in validate_card(copy))
+    card.write_text(text + "\nAll data are synthetic.\n")
+    assert any("synthetic" in p for p in validate_card(copy))
+
+
+@needs_data
+def test_real_metadata_model_is_strict(real_release):
+    from pydantic import ValidationError
+
+    from causalarena.release.metadata import ReleaseMetadata, collect_metadata
+
+    out, _ = real_release
+    data = collect_metadata(out).model_dump()
+    with pytest.raises(ValidationError, match="needs `real`"):
+        ReleaseMetadata.model_validate({**data, "real": None})
+    with pytest.raises(ValidationError, match="synthetic release"):
+        ReleaseMetadata.model_validate({**data, "family": "synthetic"})
+    with pytest.raises(ValidationError):
+        ReleaseMetadata.model_validate({**data, "license": "mit"})

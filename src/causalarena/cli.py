@@ -11,7 +11,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="causalarena", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build a suite into a Hugging Face dataset folder")
-    b.add_argument("suite", help="suite name: arena-synthetic, or real (public real tables)")
+    b.add_argument(
+        "suite",
+        help="suite name: arena-synthetic, real (public real tables), dot-<name> "
+        "(temporal suites: dot-generic, dot-identifiability, ...) or dot (all)",
+    )
     b.add_argument("--scale", default="mini", choices=["mini", "full"])
     b.add_argument("--out", default="release", help="output folder (default: release)")
     b.add_argument(
@@ -114,6 +118,17 @@ def _dispatch(args: argparse.Namespace) -> int:
                 print(f"built {name}: {info}")
             for name, why in sorted(res["unavailable"].items()):
                 print(f"unavailable {name}: {why}", file=sys.stderr)
+        elif args.cmd == "build" and (args.suite.startswith("dot-") or args.suite == "dot"):
+            from causalarena.temporal.build import build_temporal
+
+            out = build_temporal(
+                "all" if args.suite == "dot" else args.suite,
+                args.scale,
+                args.out,
+                args.workers,
+                args.quiet,
+            )
+            print(f"built {args.suite} ({args.scale}) into {out}", file=sys.stderr)
         elif args.cmd == "build":
             from causalarena.release.build import build
             from causalarena.summary import print_summary

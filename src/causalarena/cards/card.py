@@ -7,6 +7,12 @@ the features of the real Arrow schema and ``num_examples`` per config.  The body
 questions a datasheet reader asks (summary, composition, schema, generation, audits, uses,
 overlap disclosure, limitations, versioning, citation, licence).  Every table is computed from
 the written shards (see :func:`causalarena.release.metadata.collect_metadata`).
+
+A real-data release (``family = "real"``) gets its own body (:func:`render_real_card`): the
+reference caveat, a per-dataset table (configs, rows, variables, reference edges,
+interventional rows, licence, redistributable, reference graphs), unavailable datasets,
+repairs, per-dataset BibTeX and licences, and ``license: other`` with ``license_name`` /
+``license_details`` in the front matter; no synthetic coverage or audit sections.
 """
 
 from __future__ import annotations
@@ -49,6 +55,62 @@ COLUMN_DOCS: dict[str, str] = {
     "spec": "executable SCM specification as JSON (`causalarena.SCMSpec.from_json`)",
 }
 
+#: Column descriptions of real-data releases (``family = "real"``): what differs from
+#: :data:`COLUMN_DOCS` plus the columns only real shards have.
+REAL_COLUMN_DOCS: dict[str, str] = {
+    **COLUMN_DOCS,
+    "instance_id": "`real-<dataset>/<setting>/r0`",
+    "scm_id": "`real-<dataset>` (one dataset, no SCM)",
+    "scm_index": "index of the dataset in the real-data registry",
+    "replicate": "always 0 (one table per dataset and setting)",
+    "family": "`real` (public real-world measurements)",
+    "graph_family": "`real`",
+    "n_edges": "edges of the reference graph",
+    "mechanism_tags": "empty (mechanisms unknown)",
+    "noise_tags": "empty (noise unknown)",
+    "root_tags": "empty (root distributions unknown)",
+    "root_dependency": "`unknown`",
+    "difficulty": "`real`",
+    "X": "measurements, n rows x d values",
+    "adjacency": "d x d reference graph from the literature (not verified truth), "
+    "`A[i][j] = 1` iff `i -> j`",
+    "intervention_targets": "variables targeted by the dataset's interventions",
+    "audit_attempts": "0 (no generator audit)",
+    "audit_reasons": "empty",
+    "spec": "JSON description of the source, reference graph and preprocessing "
+    "(`family = real`, `executable = false`; not an SCM)",
+    "source": "source files (repository@commit:path or URL)",
+    "licence": "licence of the dataset's source files",
+    "citation": "BibTeX to cite for the dataset",
+    "reference_graph_name": "name of the reference graph in `adjacency`",
+    "alternative_references": "JSON: other published reference graphs (edges, acyclicity)",
+    "constant_columns": "zero-variance variables of this table (kept, not removed)",
+    "redistributable": "whether the source licence allows redistribution",
+}
+
+
+def column_docs(meta: ReleaseMetadata) -> dict[str, str]:
+    """Column descriptions for the release family of ``meta``."""
+    return REAL_COLUMN_DOCS if meta.is_real else COLUMN_DOCS
+
+
+#: ``license_name`` of real-data cards (``license: other``).
+REAL_LICENSE_NAME = "per-dataset-licences"
+
+
+def licence_details(meta: ReleaseMetadata) -> str:
+    """One-line per-licence list of datasets (``license_details`` of a real-data card)."""
+    assert meta.real is not None
+    groups = {
+        lic: ", ".join(d.name for d in meta.real.datasets if d.licence == lic)
+        for lic in meta.real.licences
+    }
+    return (
+        "Each dataset keeps the licence of its source files: "
+        + "; ".join(f"{lic}: {names}" for lic, names in groups.items())
+        + ". See the Licence section and the `licence` column."
+    )
+
 
 def _type_text(f: Any) -> str:
     return f.dtype if f.list is None else f"list<{_type_text(f.list)}>"
@@ -56,8 +118,11 @@ def _type_text(f: Any) -> str:
 
 def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
     """The YAML front matter as a plain dict (rendered in this key order)."""
+    lic: dict[str, Any] = {"license": meta.license}
+    if meta.is_real:
+        lic.update(license_name=REAL_LICENSE_NAME, license_details=licence_details(meta))
     return {
-        "license": meta.license,
+        **lic,
         "pretty_name": meta.pretty_name,
         "task_categories": list(meta.task_categories),
         "tags": list(meta.tags),
@@ -101,8 +166,11 @@ def render_card(meta: ReleaseMetadata) -> str:
     -------
     str
     """
+    if meta.is_real:
+        return render_real_card(meta)
     fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
     cov, aud = meta.coverage, meta.audit
+    assert cov is not None and aud is not None
     L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
     L += [f"# {meta.title}", ""]
     L += ["## Summary", "", meta.summary, ""]
@@ -274,6 +342,273 @@ def render_card(meta: ReleaseMetadata) -> str:
     return "\n".join(L)
 
 
+def _cell(text: str) -> str:
+    """Text safe inside one Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _paper_bibtex(meta: ReleaseMetadata) -> list[str]:
+    authors = " and ".join(
+        f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names
+    )
+    return [
+        "```bibtex",
+        f"@misc{{li{meta.paper.year}causalarena,",
+        f"  title = {{{meta.paper.title}}},",
+        f"  author = {{{authors}}},",
+        f"  year = {{{meta.paper.year}}},",
+        f"  eprint = {{{meta.paper.arxiv}}},",
+        "  archivePrefix = {arXiv},",
+        "}",
+        "```",
+    ]
+
+
+def render_real_card(meta: ReleaseMetadata) -> str:
+    """Markdown card of a real-data release (``family = "real"``; deterministic).
+
+    Every count comes from the shards (see :func:`causalarena.release.metadata.
+    collect_real_info`); licences, citations, unavailable datasets and repair options from the
+    shards' columns and ``manifest.json``.
+    """
+    real = meta.real
+    assert real is not None
+    docs = column_docs(meta)
+    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
+    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L += [f"# {meta.title}", ""]
+    L += ["## Summary", "", meta.summary, ""]
+    L += [f"> **Reference graphs are not verified truth.** {real.reference_caveat}", ""]
+    L += [
+        f"- Suite `{meta.suite}`, version `{meta.version}`, scale `{meta.scale}`, built with "
+        f"causalarena {meta.package_version} from public source files (checksums of the "
+        "sources in each row's `spec`).",
+        f"- {len(real.datasets)} datasets built, {len(real.unavailable)} unavailable in this "
+        "build (listed below).",
+        f"- DOI: {meta.doi_text}.",
+        f"- Frozen: {'yes, on ' + meta.date_released if meta.frozen and meta.date_released else 'no (development build)'}.",
+        f"- Paper: [{meta.paper.title}]({meta.paper.url}).",
+        "",
+    ]
+    L += [
+        "## Reference graphs",
+        "",
+        "The data are public real-world measurements. The graph shipped with each table "
+        "(`adjacency`, named in `reference_graph_name`) is a reference structure from the "
+        "literature: expert-specified or motivated by the experimental design, not an "
+        "independently verified causal ground truth. Where the literature offers competing "
+        "references they are shipped as well (`alternative_references`, with edge lists and "
+        "acyclicity), so a score can be reported against more than one. The caveat above is "
+        "also recorded in `manifest.json` (`reference_caveat`) and in every row's `spec`.",
+        "",
+    ]
+    L += [
+        "## Suites and configs",
+        "",
+        "Every config is one Hugging Face config with the single split `test`. `real-obs` holds "
+        "every dataset observation-only (interventional datasets with their intervention rows "
+        "dropped); `real-obsint` holds the interventional datasets with their masks. One row "
+        "per dataset, one shard per dataset and config.",
+        "",
+        "| config | setting | split | rows | shards | bytes |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    L += [
+        f"| `{c.name}` | `{c.setting}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |"
+        for c in meta.configs
+    ]
+    L += [
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("<this folder or ORG/NAME>", "{meta.configs[0].name}", '
+        f'split="test", revision="v{meta.version}")',
+        "```",
+        "",
+    ]
+    L += [
+        "## Datasets",
+        "",
+        "Counted from the shards (rows and interventional rows of the fullest table of each "
+        "dataset; `real-obs` keeps only the observational rows).",
+        "",
+        "| dataset | configs | rows | variables | reference edges | interventional rows | "
+        "licence | redistributable | reference graph | alternative references |",
+        "|---|---|---:|---:|---:|---:|---|---|---|---|",
+    ]
+    L += [
+        f"| `{d.name}` | {', '.join(f'`{c}`' for c in d.configs)} | {d.rows} | {d.variables} | "
+        f"{d.reference_edges} | {d.interventional_rows} | {d.licence} | "
+        f"{'yes' if d.redistributable else 'no'} | `{d.reference_graph}` | "
+        f"{', '.join(f'`{a}`' for a in d.alternative_references) or 'none'} |"
+        for d in real.datasets
+    ]
+    L += [
+        "",
+        f"Totals: {sum(d.rows for d in real.datasets)} rows, "
+        f"{sum(d.interventional_rows for d in real.datasets)} of them interventional.",
+        "",
+        "## Unavailable datasets",
+        "",
+    ]
+    if real.unavailable:
+        L += [
+            "These registry datasets are not in this build because a source file was missing "
+            "when it was built (they are built once the file is provided):",
+            "",
+            "| dataset | reason |",
+            "|---|---|",
+        ]
+        L += [f"| `{u.name}` | {_cell(u.reason)} |" for u in real.unavailable]
+    else:
+        L += ["None: every registry dataset was built."]
+    L += [
+        "",
+        "## Schema",
+        "",
+        "One row per dataset and setting; every shard of every config has the same Arrow schema.",
+        "",
+        "**Adjacency convention:** `A[i, j] = 1` iff edge `i → j` in the reference graph (row = "
+        "parent, column = child), with rows and columns in the order of the row's `variables` "
+        "list.",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
+    L += [
+        f"| `{f.name}` | `{_type_text(f)}` | {docs.get(str(f.name), '')} |"
+        for f in meta.configs[0].features
+    ]
+    L += ["", "## Preprocessing and repairs", ""]
+    L += [
+        "Values are stored as float32 as read from the source files, which are checked against "
+        "their published checksums"
+        + (
+            " (this build accepted files without a published checksum: `allow_unpinned`)."
+            if real.allow_unpinned
+            else "."
+        )
+        + " Nothing is imputed, rescaled or subsampled in the released tables. Repairs:",
+        "",
+    ]
+    names = {d.name: d for d in real.datasets}
+    mpg = names.get("cdcsg-autompg")
+    if mpg is not None:
+        k = mpg.details.get("horsepower_zero_rows")
+        n_file = mpg.details.get("rows_in_file")
+        if real.autompg_missing == "drop":
+            L += [
+                f"- **Auto MPG horsepower zeros dropped** (`autompg_missing = drop`): the "
+                f"{k if k is not None else ''} rows with Horsepower = 0 (UCI's missing value "
+                f"'?', stored as 0 by CD-CSG) were removed"
+                + (f" ({n_file} → {mpg.rows} rows)" if n_file is not None else "")
+                + '. Build with `build_real(..., autompg_missing="keep")` to keep them.',
+            ]
+        else:
+            L += [
+                "- **Auto MPG horsepower zeros kept** (`autompg_missing = keep`): rows with "
+                "Horsepower = 0 are UCI missing values kept as recorded.",
+            ]
+    else:
+        L += [f"- Auto MPG option `autompg_missing = {real.autompg_missing}` (dataset not built)."]
+    L += [
+        "- **Observation-only conversion:** the `real-obs` row of an interventional dataset "
+        "is its table with every intervention row dropped.",
+        "- **Constant columns** are kept (the reference graph refers to them) and listed per "
+        "table below and in the `constant_columns` column. Methods that cannot handle "
+        "zero-variance columns can drop them with `causalarena.loaders.real."
+        "drop_constant_columns` (or `fit_without_constant_columns`) and map the prediction back "
+        "with `expand_adjacency`; dropped variables get no edges.",
+        "- **Subsampling helper:** no rows are subsampled in the release. For slow methods "
+        "`causalarena.loaders.real.subsample(X, mask, n, seed=...)` draws a deterministic "
+        "row subset that keeps the original order (observational rows before interventional "
+        "ones); report `n` and `seed` with any score computed on a subsample.",
+        "",
+        "| dataset | config | constant columns |",
+        "|---|---|---|",
+    ]
+    L += [
+        f"| `{d.name}` | `{cc.config}` | {', '.join(f'`{c}`' for c in cc.columns) or 'none'} |"
+        for d in real.datasets
+        for cc in d.constant_columns
+    ]
+    L += ["", "Per-dataset preprocessing (also in each row's `spec`):", ""]
+    L += [f"- `{d.name}` ({d.title}): {d.preprocessing}." for d in real.datasets]
+    L += ["", "## Intended uses", ""]
+    L += [f"- {u}" for u in meta.intended_uses]
+    L += ["", "Out of scope:", ""]
+    L += [f"- {u}" for u in meta.out_of_scope_uses]
+    L += ["", "## Pretraining overlap disclosure", ""]
+    L += [f"- {u}" for u in meta.overlap_guidance]
+    L += ["", "## Limitations", ""]
+    L += [f"- {u}" for u in meta.limitations]
+    L += [
+        "",
+        "## Versioning and changelog",
+        "",
+        "Releases follow semantic versioning. A frozen version is immutable: its files and "
+        "library versions are recorded with sha256 in `manifest.json`, and publishing different "
+        "content under the same version is refused. Each version is a git tag `vX.Y.Z` of the "
+        f"Hub repository{' (' + meta.hub_url + ')' if meta.hub_url else ''}; load a fixed one "
+        'with `revision="vX.Y.Z"`. `causalarena verify DIR` checks every shard against the '
+        "manifest; a rebuild needs the same source files (`causalarena build real`).",
+        "",
+    ]
+    if meta.previous_doi:
+        L += [f"Previous version: DOI {meta.previous_doi}.", ""]
+    for e in meta.changelog:
+        L += [f"- **{e.version}**: " + " ".join(e.changes)]
+    L += [
+        "",
+        "## How to cite",
+        "",
+        "Cite the original publication of every dataset you use (below, also in each row's "
+        "`citation` column) and the CausalArena paper and release (machine-readable: "
+        "`CITATION.cff`, `.zenodo.json`, `croissant.json`).",
+        "",
+    ]
+    for d in real.datasets:
+        L += [f"### `{d.name}`", "", f"{d.title}. Licence: {d.licence}."]
+        if d.homepage:
+            L += ["", f"Homepage: <{d.homepage}>"]
+        L += ["", "```bibtex", d.citation, "```", ""]
+    L += ["### CausalArena", ""]
+    L += _paper_bibtex(meta)
+    L += ["", f"Dataset: {meta.title}, DOI {meta.doi_text}.", ""]
+    L += [
+        "## Licence",
+        "",
+        "There is no single licence for the data: each dataset keeps the licence of its source "
+        "files (front matter `license: other`, "
+        f"`license_name: {REAL_LICENSE_NAME}`). Using or redistributing a dataset means "
+        "following its licence, including attribution (cite it as above) and keeping its "
+        "copyright notice.",
+        "",
+        "| dataset | licence | redistributable | note |",
+        "|---|---|---|---|",
+    ]
+    L += [
+        f"| `{d.name}` | {d.licence} | {'yes' if d.redistributable else 'no'} | "
+        f"{_cell(d.licence_note)} |"
+        for d in real.datasets
+    ]
+    not_redis = [d.name for d in real.datasets if not d.redistributable]
+    L += [""]
+    if not_redis:
+        L += [
+            "Not redistributable: "
+            + ", ".join(f"`{n}`" for n in not_redis)
+            + ". Do not re-upload these shards; rebuild them from the original sources.",
+            "",
+        ]
+    L += [
+        "The card, manifest and metadata files written by causalarena are CC BY 4.0; the "
+        "`causalarena` code is Apache-2.0.",
+        "",
+    ]
+    return "\n".join(L)
+
+
 def write_card_from_metadata(out: str | Path, meta: ReleaseMetadata) -> Path:
     """Write ``README.md`` atomically from ``meta``; return its path."""
     path = Path(out) / "README.md"
@@ -347,8 +682,15 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
     ):
         if key not in fm:
             problems.append(f"README.md: front matter key {key!r} is missing")
-    if fm.get("license") != "cc-by-4.0":
-        problems.append(f"README.md: license is {fm.get('license')!r}, expected 'cc-by-4.0'")
+    is_real = manifest.get("family") == "real"
+    want_license = "other" if is_real else "cc-by-4.0"
+    if fm.get("license") != want_license:
+        problems.append(f"README.md: license is {fm.get('license')!r}, expected {want_license!r}")
+    if is_real and fm.get("license_name") != REAL_LICENSE_NAME:
+        problems.append(
+            f"README.md: license_name is {fm.get('license_name')!r}, expected "
+            f"{REAL_LICENSE_NAME!r} (license: other)"
+        )
     cfgs = {c.get("config_name"): c for c in fm.get("configs") or [] if isinstance(c, dict)}
     infos = {c.get("config_name"): c for c in fm.get("dataset_info") or [] if isinstance(c, dict)}
     for name, c in manifest["configs"].items():
@@ -381,9 +723,11 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
     if extra:
         problems.append(f"README.md: configs not in the manifest: {sorted(extra)}")
     body = (folder / "README.md").read_text(encoding="utf-8")
-    for section in REQUIRED_SECTIONS:
+    for section in REAL_REQUIRED_SECTIONS if is_real else REQUIRED_SECTIONS:
         if f"\n## {section}\n" not in body:
             problems.append(f"README.md: section '## {section}' is missing")
+    if is_real:
+        problems += _validate_real_body(body, manifest)
     doi = (manifest.get("publication") or {}).get("doi")
     if doi and f"DOI: {doi}." not in body:
         problems.append(f"README.md: does not state the recorded DOI {doi}")
@@ -394,6 +738,27 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
     return problems
 
 
+def _validate_real_body(body: str, manifest: dict[str, Any]) -> list[str]:
+    """Real-data card checks: caveat, every dataset with its licence, unavailable datasets."""
+    problems = []
+    caveat = manifest.get("reference_caveat") or ""
+    if not caveat or caveat not in body:
+        problems.append("README.md: does not state the manifest's reference_caveat")
+    if "all data are synthetic" in body.lower():
+        problems.append("README.md: a real-data card must not say the data are synthetic")
+    built = {f.get("dataset"): f.get("licence") for f in manifest["files"]}
+    for name, licence in sorted(built.items(), key=lambda kv: str(kv[0])):
+        if not any(
+            line.startswith(f"| `{name}` |") and f"| {licence} |" in line
+            for line in body.splitlines()
+        ):
+            problems.append(f"README.md: dataset {name!r} with licence {licence} is not listed")
+    for name in manifest.get("unavailable") or {}:
+        if f"| `{name}` |" not in body:
+            problems.append(f"README.md: unavailable dataset {name!r} is not listed")
+    return problems
+
+
 #: Body sections every card must have.
 REQUIRED_SECTIONS = (
     "Summary",
@@ -401,6 +766,23 @@ REQUIRED_SECTIONS = (
     "Schema",
     "How the instances were generated",
     "Audits",
+    "Intended uses",
+    "Pretraining overlap disclosure",
+    "Limitations",
+    "Versioning and changelog",
+    "How to cite",
+    "Licence",
+)
+
+#: Body sections every real-data card (``family = "real"``) must have.
+REAL_REQUIRED_SECTIONS = (
+    "Summary",
+    "Reference graphs",
+    "Suites and configs",
+    "Datasets",
+    "Unavailable datasets",
+    "Schema",
+    "Preprocessing and repairs",
     "Intended uses",
     "Pretraining overlap disclosure",
     "Limitations",

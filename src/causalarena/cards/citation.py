@@ -76,7 +76,9 @@ class ZenodoMetadata(_Strict):
     title: str = Field(min_length=1)
     creators: list[ZenodoCreator] = Field(min_length=1)
     description: str = Field(min_length=1)
-    license: Literal["cc-by-4.0"] = "cc-by-4.0"
+    #: ``other-at`` ("Other (Attribution)") for real-data releases, whose datasets keep their
+    #: own attribution licences (MIT, BSD, CC BY; listed in the description).
+    license: Literal["cc-by-4.0", "other-at"] = "cc-by-4.0"
     access_right: Literal["open"] = "open"
     version: str = Field(pattern=SEMVER_RE)
     keywords: list[str] = Field(min_length=1)
@@ -117,8 +119,28 @@ def _person_cff(p: Any) -> dict[str, Any]:
     return out
 
 
+def real_licence_text(meta: ReleaseMetadata) -> str:
+    """Sentence listing the per-dataset licences of a real-data release."""
+    assert meta.real is not None
+    parts = [
+        f"{lic} ({', '.join(d.name for d in meta.real.datasets if d.licence == lic)})"
+        for lic in meta.real.licences
+    ]
+    return (
+        "Each dataset keeps the licence of its source files: " + "; ".join(parts) + ". "
+        "Cite each dataset's original publication (BibTeX in the dataset card and in the "
+        "'citation' column)."
+    )
+
+
 def cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
-    """``CITATION.cff`` content of a dataset release as a dict (CFF 1.2.0 keys)."""
+    """``CITATION.cff`` content of a dataset release as a dict (CFF 1.2.0 keys).
+
+    A real-data release has no ``license`` key: CFF reads several licences as alternatives
+    (OR), while each dataset has exactly one; the per-dataset licences are in the abstract.
+    """
+    if meta.is_real:
+        return _real_cff_dict(meta)
     d: dict[str, Any] = {
         "cff-version": "1.2.0",
         "message": (
@@ -131,6 +153,51 @@ def cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
         "license": LICENSE_SPDX,
         "authors": [_person_cff(p) for p in meta.creators],
         "abstract": meta.summary + ("" if meta.doi else " " + PENDING),
+        "keywords": meta.keywords,
+    }
+    if meta.doi:
+        d["doi"] = meta.doi
+    if meta.date_released:
+        d["date-released"] = meta.date_released
+    if meta.hub_url:
+        d["url"] = meta.hub_url
+        d["repository"] = meta.hub_url
+    ids = []
+    if meta.doi:
+        ids.append(
+            {"type": "doi", "value": meta.doi, "description": f"This version ({meta.version})"}
+        )
+    if meta.previous_doi:
+        ids.append({"type": "doi", "value": meta.previous_doi, "description": "Previous version"})
+    if meta.hub_url:
+        ids.append({"type": "url", "value": meta.hub_url, "description": "Hugging Face dataset"})
+    if ids:
+        d["identifiers"] = ids
+    d["preferred-citation"] = _paper_cff()
+    return d
+
+
+def _real_cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
+    assert meta.real is not None
+    d: dict[str, Any] = {
+        "cff-version": "1.2.0",
+        "message": (
+            "If you use this dataset, please cite it as below, together with the CausalArena "
+            "paper (preferred citation) and the original publication of every real dataset you "
+            "use (see the dataset card)."
+        ),
+        "type": "dataset",
+        "title": meta.title,
+        "version": meta.version,
+        "authors": [_person_cff(p) for p in meta.creators],
+        "abstract": (
+            meta.summary
+            + " "
+            + meta.real.reference_caveat
+            + " "
+            + real_licence_text(meta)
+            + ("" if meta.doi else " " + PENDING)
+        ),
         "keywords": meta.keywords,
     }
     if meta.doi:
@@ -185,6 +252,9 @@ def zenodo_dict(meta: ReleaseMetadata) -> dict[str, Any]:
             {"identifier": meta.previous_doi, "relation": "isNewVersionOf", "scheme": "doi"}
         )
     sizes = ", ".join(f"{c.name}: {c.rows} rows" for c in meta.configs)
+    if meta.is_real:
+        return _real_zenodo_dict(meta, related, sizes)
+    assert meta.coverage is not None
     d: dict[str, Any] = {
         "upload_type": "dataset",
         "title": meta.title,
@@ -207,6 +277,46 @@ def zenodo_dict(meta: ReleaseMetadata) -> dict[str, Any]:
         "notes": (
             f"Built with causalarena {meta.package_version}; suite {meta.suite}, scale "
             f"{meta.scale}, seed {meta.seed}. " + ("" if meta.doi else PENDING)
+        ).strip(),
+    }
+    if meta.doi:
+        d["doi"] = meta.doi
+    if meta.date_released:
+        d["publication_date"] = meta.date_released
+    ZenodoMetadata.model_validate(d)
+    return d
+
+
+def _real_zenodo_dict(
+    meta: ReleaseMetadata, related: list[dict[str, Any]], sizes: str
+) -> dict[str, Any]:
+    import html
+
+    assert meta.real is not None
+    d: dict[str, Any] = {
+        "upload_type": "dataset",
+        "title": meta.title,
+        "creators": [{"name": p.zenodo_name} for p in meta.creators],
+        "description": _description_html(
+            meta.title,
+            html.escape(meta.summary, quote=False),
+            [
+                html.escape(meta.real.reference_caveat, quote=False),
+                f"Configs ({sizes}); {len(meta.real.datasets)} datasets: "
+                + ", ".join(d.name for d in meta.real.datasets)
+                + ". Adjacency convention: A[i, j] = 1 iff i -&gt; j (row = parent, column = "
+                "child).",
+                html.escape(real_licence_text(meta), quote=False),
+            ],
+        ),
+        "license": "other-at",
+        "access_right": "open",
+        "version": meta.version,
+        "keywords": meta.keywords,
+        "related_identifiers": related,
+        "notes": (
+            f"Built with causalarena {meta.package_version}; suite {meta.suite}, scale "
+            f"{meta.scale}. " + ("" if meta.doi else PENDING)
         ).strip(),
     }
     if meta.doi:

@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from causalarena.release.io import atomic_write_bytes, sha256_file
-from causalarena.release.metadata import LICENSE_URL, SOFTWARE_URL, Feature, ReleaseMetadata
+from causalarena.release.metadata import (
+    LICENCE_URLS,
+    LICENSE_URL,
+    SOFTWARE_URL,
+    Feature,
+    ReleaseMetadata,
+)
 
 ENCODING = "application/x-parquet"
 CROISSANT = "croissant.json"
@@ -63,18 +69,19 @@ def fileset_id(config: str) -> str:
     return f"{config}-parquet-files"
 
 
-def _field(config: str, f: Feature) -> Any:
+def _field(config: str, f: Feature, docs: dict[str, str] | None = None) -> Any:
     import mlcroissant as mlc
 
     from causalarena.cards.card import COLUMN_DOCS
 
+    docs = COLUMN_DOCS if docs is None else docs
     kwargs: dict[str, Any] = {}
     if f.depth:
         kwargs = {"is_array": True, "array_shape": ",".join(["-1"] * f.depth)}
     return mlc.Field(
         id=f"{config}/{f.name}",
         name=str(f.name),
-        description=COLUMN_DOCS.get(str(f.name), str(f.name)).replace("`", ""),
+        description=docs.get(str(f.name), str(f.name)).replace("`", ""),
         data_types=[_mlc_type(f.leaf)],
         source=mlc.Source(file_set=fileset_id(config), extract=mlc.Extract(column=str(f.name))),
         **kwargs,
@@ -105,6 +112,8 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
     from causalarena.release.manifest import read_manifest
 
     manifest = read_manifest(folder)
+    if meta.is_real:
+        return _build_real_croissant(manifest, meta)
     dist: list[Any] = [
         mlc.FileObject(
             id=f["path"],
@@ -194,6 +203,135 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
         data_release_maintenance_plan=(
             "Versioned, immutable releases (semantic versions, Hub tags vX.Y.Z, one DOI per "
             "version); reserved SCMs are committed to by sha256 and released progressively."
+        ),
+    )
+    js = md.to_json()
+    js["conformsTo"] = [CONFORMS_TO, "http://mlcommons.org/croissant/RAI/1.0"]
+    return js
+
+
+def _licence_url(licence: str) -> str:
+    return LICENCE_URLS.get(licence, f"https://spdx.org/licenses/{licence}.html")
+
+
+def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> dict[str, Any]:
+    """Croissant JSON-LD of a real-data release (per-dataset licences and citations)."""
+    import mlcroissant as mlc
+
+    from causalarena.cards.card import column_docs
+
+    real = meta.real
+    assert real is not None
+    docs = column_docs(meta)
+    dist: list[Any] = [
+        mlc.FileObject(
+            id=f["path"],
+            name=Path(f["path"]).name,
+            description=(
+                f"{f.get('config')} shard of dataset {f.get('dataset')} ({f.get('rows')} rows); "
+                f"licence {f.get('licence')}, "
+                f"{'redistributable' if f.get('redistributable') else 'not redistributable'}"
+            ),
+            content_url=f["path"],
+            content_size=f"{f['bytes']} B",
+            encoding_formats=[ENCODING],
+            sha256=f["sha256"],
+        )
+        for f in manifest["files"]
+    ]
+    record_sets = []
+    for c in meta.configs:
+        dist.append(
+            mlc.FileSet(
+                id=fileset_id(c.name),
+                name=fileset_id(c.name),
+                description=f"All Parquet shards of config {c.name} (split {c.split}).",
+                encoding_formats=[ENCODING],
+                includes=[c.data_files],
+            )
+        )
+        record_sets.append(
+            mlc.RecordSet(
+                id=c.name,
+                name=c.name,
+                description=(
+                    f"One record per real dataset of config {c.name} ({c.rows} records, split "
+                    f"{c.split}). Adjacency: reference graph from the literature, A[i][j] = 1 "
+                    "iff i -> j; not verified truth."
+                ),
+                fields=[_field(c.name, f, docs) for f in c.features],
+            )
+        )
+    authors = " and ".join(
+        f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names
+    )
+    cite = (
+        f"@misc{{causalarena_{meta.suite.replace('-', '_')}_{meta.version.replace('.', '_')}, "
+        f"title={{{meta.title}}}, author={{{authors}}}, year={{{meta.paper.year}}}, "
+        f"note={{arXiv:{meta.paper.arxiv}; dataset DOI {meta.doi or 'pending'}; cite the "
+        f"original publication of every dataset used}}}}"
+    )
+    cite += "\n\n" + "\n\n".join(d.citation for d in real.datasets)
+    licences = ", ".join(f"{d.name}: {d.licence}" for d in real.datasets)
+    md = mlc.Metadata(
+        name=f"causalarena-{meta.suite}-{meta.scale}",
+        description=(
+            f"{meta.summary} {real.reference_caveat} Licences per dataset: {licences}. "
+            f"DOI: {meta.doi_text}."
+        ),
+        conforms_to=[CONFORMS_TO],
+        cite_as=cite,
+        creators=[mlc.Organization(name=p.display) for p in meta.creators],
+        license=[_licence_url(lic) for lic in real.licences],
+        url=meta.hub_url or SOFTWARE_URL,
+        same_as=[f"https://doi.org/{meta.doi}"] if meta.doi else None,
+        version=meta.version,
+        date_published=meta.date_released,
+        keywords=meta.keywords,
+        in_language=["en"],
+        distribution=dist,
+        record_sets=record_sets,
+        data_collection=(
+            "Secondary use of public real-world measurements: every table is read from the "
+            "source files published by its authors (checked against published sha256/md5 "
+            "checksums) and paired with a reference graph from the literature. "
+            + real.reference_caveat
+        ),
+        data_collection_type=["Secondary Data Analysis"],
+        data_collection_missing_data=(
+            "Values are kept as published. Auto MPG: rows with Horsepower = 0 (UCI missing "
+            f"values) handled by option autompg_missing={real.autompg_missing}. Datasets whose "
+            "source files were unavailable at build time are not included: "
+            + (", ".join(u.name for u in real.unavailable) or "none")
+            + "."
+        ),
+        data_collection_raw_data=(
+            "The public source files named in each row's 'source' column and 'spec' (URL, "
+            "commit and checksum)."
+        ),
+        data_preprocessing_protocol=[f"{d.name}: {d.preprocessing}" for d in real.datasets]
+        + [
+            "Constant columns are kept and listed in 'constant_columns'; nothing is imputed, "
+            "rescaled or subsampled (causalarena.loaders.real.subsample is an opt-in helper).",
+        ],
+        data_biases=[
+            "Few, small, widely studied datasets; the reference graphs reflect expert or "
+            "experimental assumptions and may miss latent confounding or feedback.",
+        ],
+        data_use_cases=list(meta.intended_uses),
+        data_limitations=list(meta.limitations),
+        data_social_impact=(
+            "Benchmark for causal-discovery method development on real measurements; results "
+            "must not be read as verified causal findings about the measured systems."
+        ),
+        personal_sensitive_information=[
+            "No direct identifiers. Some tables are de-identified measurements of people "
+            "(e.g. age, height, weight and heart rate in the UCI Arrhythmia table) as "
+            "published by their sources."
+        ],
+        data_release_maintenance_plan=(
+            "Versioned, immutable releases (semantic versions, Hub tags vX.Y.Z, one DOI per "
+            "version); datasets whose sources become available are added in a new version."
         ),
     )
     js = md.to_json()

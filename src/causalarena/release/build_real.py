@@ -334,12 +334,15 @@ def build_real(
 
 
 def _write_card(out: Path, manifest: dict[str, Any]) -> None:
-    """Write the card with ``causalarena.cards.card.write_card(out, manifest)``.
+    """Write the card, ``croissant.json``, ``CITATION.cff`` and ``.zenodo.json``.
 
-    TODO(card owner): the card should render ``manifest["reference_caveat"]`` (reference graphs
-    are literature references, not verified truth), per-dataset licence/redistributable, and
-    ``manifest["unavailable"]``; the current text describes synthetic SCMs.
+    Everything is rendered by :func:`causalarena.release.metadata.write_metadata_files` from
+    the real-data metadata (``family = "real"``): reference caveat, per-dataset counts,
+    licences, citations, unavailable datasets and repairs, read from the shards and
+    ``manifest``.  ``croissant.json`` needs ``mlcroissant`` (skipped without it).
     """
-    from causalarena.cards.card import write_card
+    import importlib.util
 
-    write_card(out, manifest)
+    from causalarena.release.metadata import write_metadata_files
+
+    write_metadata_files(out, croissant=importlib.util.find_spec("mlcroissant") is not None)

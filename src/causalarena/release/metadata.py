@@ -5,7 +5,11 @@
 (``croissant.json``) and the citation files (``CITATION.cff``, ``.zenodo.json``) are rendered
 from.  :func:`collect_metadata` fills it from ``manifest.json`` and from the written Parquet
 shards: the coverage tables (graph family x d, mechanism / noise / root shares, audit rates)
-are counted from the factor columns read with pyarrow, never typed in.
+are counted from the factor columns read with pyarrow, never typed in.  A real-data release
+(``manifest["family"] == "real"``, :mod:`causalarena.release.build_real`) has no coverage or
+audit tables; its :class:`RealInfo` (reference caveat, per-dataset counts, licences,
+citations, constant columns, unavailable datasets, repair options) is read from the shards'
+real-data columns and the manifest by :func:`collect_real_info`.
 
 Publication state lives in ``manifest["publication"]`` (DOI, Hub repo, previous DOI) and
 ``manifest["freeze"]`` (written by :mod:`causalarena.release.freeze`); until a DOI is recorded
@@ -24,7 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from causalarena.errors import ReleaseError
 
 # ----------------------------------------------------------------------------- vocabularies
-LicenseId = Literal["cc-by-4.0"]
+#: ``other`` is used by the real-data track, whose datasets keep their own licences (the
+#: card front matter then carries ``license_name`` / ``license_details``).
+LicenseId = Literal["cc-by-4.0", "other"]
+FamilyName = Literal["synthetic", "real"]
 TaskCategory = Literal["graph-ml", "tabular-classification", "tabular-regression", "other"]
 SizeCategory = Literal["n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M"]
 ScaleName = Literal["mini", "full"]
@@ -36,6 +43,7 @@ Tag = Literal[
     "structural-causal-models",
     "benchmark",
     "synthetic",
+    "real-world-data",
     "interventional-data",
     "tabular",
     "croissant",
@@ -58,6 +66,15 @@ REPO_ID_RE = r"^[A-Za-z0-9][\w.-]*/[\w.-]+$"
 
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 LICENSE_SPDX = "CC-BY-4.0"
+#: Licence (SPDX id as written by the real-data registry) -> licence URL.
+LICENCE_URLS = {
+    "CC-BY-4.0": LICENSE_URL,
+    "MIT": "https://opensource.org/licenses/MIT",
+    "BSD-2-Clause": "https://opensource.org/licenses/BSD-2-Clause",
+    "BSD-3-Clause": "https://opensource.org/licenses/BSD-3-Clause",
+    "Apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0",
+    "CC0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
+}
 SOFTWARE_URL = "https://pypi.org/project/causalarena/"
 
 
@@ -247,6 +264,59 @@ class ChangelogEntry(_Strict):
     changes: list[str]
 
 
+class ConstantColumns(_Strict):
+    """Zero-variance columns of one real dataset in one config (kept in the shard)."""
+
+    config: str
+    columns: list[str]
+
+
+class RealDatasetInfo(_Strict):
+    """One built real dataset, counted from its shards (one shard per config)."""
+
+    name: str
+    title: str
+    configs: list[str]
+    rows: int = Field(ge=0)
+    observational_rows: int = Field(ge=0)
+    interventional_rows: int = Field(ge=0)
+    variables: int = Field(ge=0)
+    reference_edges: int = Field(ge=0)
+    licence: str = Field(min_length=1)
+    licence_note: str
+    redistributable: bool
+    reference_graph: str
+    alternative_references: list[str]
+    constant_columns: list[ConstantColumns]
+    citation: str = Field(min_length=1)
+    homepage: str | None = None
+    source: str
+    preprocessing: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class UnavailableDataset(_Strict):
+    """A registry dataset that was not built, with the reason from the manifest."""
+
+    name: str
+    reason: str
+
+
+class RealInfo(_Strict):
+    """What a real-data release adds to the metadata (``family = "real"``)."""
+
+    reference_caveat: str = Field(min_length=1)
+    datasets: list[RealDatasetInfo] = Field(min_length=1)
+    unavailable: list[UnavailableDataset]
+    autompg_missing: Literal["drop", "keep"] = "drop"
+    allow_unpinned: bool = False
+
+    @property
+    def licences(self) -> list[str]:
+        """Distinct dataset licences, sorted."""
+        return sorted({d.licence for d in self.datasets})
+
+
 class ReleaseMetadata(_Strict):
     """Everything the card, Croissant and citation files say about one release folder."""
 
@@ -265,8 +335,10 @@ class ReleaseMetadata(_Strict):
     creators: list[Person]
     paper: Paper
     configs: list[ConfigInfo]
-    coverage: Coverage
-    audit: AuditSummary
+    coverage: Coverage | None = None
+    audit: AuditSummary | None = None
+    family: FamilyName = "synthetic"
+    real: RealInfo | None = None
     doi: str | None = Field(default=None, pattern=DOI_RE)
     previous_doi: str | None = Field(default=None, pattern=DOI_RE)
     hf_repo_id: str | None = Field(default=None, pattern=REPO_ID_RE)
@@ -287,6 +359,21 @@ class ReleaseMetadata(_Strict):
             raise ValueError(f"configs must be non-empty and unique, got {names}")
         return v
 
+    @model_validator(mode="after")
+    def _family_parts(self) -> ReleaseMetadata:
+        if self.family == "synthetic":
+            if self.coverage is None or self.audit is None or self.real is not None:
+                raise ValueError("a synthetic release needs `coverage` and `audit`, not `real`")
+            if self.license != "cc-by-4.0":
+                raise ValueError("a synthetic release is licensed cc-by-4.0")
+        elif self.real is None:
+            raise ValueError("a real-data release needs `real`")
+        return self
+
+    @property
+    def is_real(self) -> bool:
+        return self.family == "real"
+
     @property
     def doi_text(self) -> str:
         """The DOI, or a sentence saying it is pending (never a made-up DOI)."""
@@ -306,6 +393,8 @@ class ReleaseMetadata(_Strict):
 
     @property
     def keywords(self) -> list[str]:
+        if self.is_real:
+            return ["causal discovery", "benchmark", "real-world data", "reference graphs"]
         return ["causal discovery", "structural causal models", "benchmark", "synthetic data"]
 
 
@@ -374,6 +463,217 @@ CHANGELOG = [
         ],
     )
 ]
+
+# ----------------------------------------------------------------------------- real track
+REAL_SUMMARY = (
+    "Public real-world measurements (laboratory, engineering and observational tables "
+    "released by their authors) paired with reference causal graphs from the literature, for "
+    "evaluating causal discovery on real data. The reference graphs are expert-specified or "
+    "experimentally motivated reference structures, not verified ground truth. Each row is one "
+    "dataset in one setting: the measured table, its intervention mask, the reference "
+    "adjacency matrix, the dataset's licence and citation, and a JSON description of the "
+    "source (not an executable SCM)."
+)
+REAL_INTENDED_USES = [
+    "Checking whether causal-discovery methods that do well on synthetic SCMs recover the "
+    "reference structures of real measurements, reported per dataset and per setting "
+    "(`real-obs`, `real-obsint`).",
+    "Comparing methods on agreement with a literature reference graph, together with the "
+    "alternative reference graphs shipped per dataset (column `alternative_references`) to show "
+    "how sensitive a score is to the choice of reference.",
+    "Reproducible reference evaluations: report the release version (Hub tag), the reference "
+    "graph name and, once minted, the DOI with every number.",
+]
+REAL_OUT_OF_SCOPE = [
+    "Treating the reference graphs as verified causal truth or claiming that a method "
+    "'discovered the true mechanism': agreement with a reference is agreement with an expert "
+    "or experimental hypothesis.",
+    "Effect estimation, counterfactual or clinical conclusions: the tables are released for "
+    "structure-learning benchmarks only.",
+    "Redistributing a dataset without its own licence and citation (see the per-dataset "
+    "licences below).",
+]
+REAL_OVERLAP_GUIDANCE = [
+    "Every table is public and widely used (Sachs et al. 2005, the UCI / Tuebingen tables, "
+    "PetShop): it is likely to be in pretraining corpora together with its published graph. "
+    "When you report a score, state whether the method or its pretraining data could have "
+    "seen these tables or their reference graphs.",
+    "Report real-data scores separately from synthetic ones and label them with the "
+    "reference graph used (`reference_graph_name`).",
+]
+REAL_LIMITATIONS = [
+    "Reference graphs are expert-specified or experimentally motivated structures from the "
+    "literature, not verified truth; several are debated (Sachs ships alternative references "
+    "that differ in edges and acyclicity).",
+    "Few datasets with small graphs; scores have high variance and must not be averaged with "
+    "synthetic results as if they were exchangeable instances.",
+    "Measurements keep their original quirks: discretised or rounded values, outliers, "
+    "constant columns (listed per dataset, not removed), and latent confounding or cycles that "
+    "the reference DAG does not represent.",
+    "Datasets whose source files are not available at build time are left out of a build "
+    "(listed in the card with the reason); results on two builds with different dataset sets are "
+    "not comparable.",
+    "Byte-identical rebuilds need the same source files (checked by sha256/md5) and the "
+    "platform and library versions recorded in `manifest.json` (`environment`).",
+]
+REAL_CHANGELOG = [
+    ChangelogEntry(
+        version="1.0.0",
+        changes=[
+            "First real-data release: public real-world tables with literature reference graphs "
+            "in the configs real-obs (observation-only) and real-obsint (with intervention "
+            "masks); one shard per dataset and config.",
+        ],
+    )
+]
+#: Columns of a real shard read by :func:`collect_real_info`.
+REAL_COLUMNS = [
+    "family",
+    "setting",
+    "d",
+    "n_edges",
+    "n_obs",
+    "n_int",
+    "spec",
+    "source",
+    "licence",
+    "citation",
+    "reference_graph_name",
+    "alternative_references",
+    "constant_columns",
+    "redistributable",
+]
+
+
+def _public_reason(reason: str) -> str:
+    """The reason without the builder's local path prefix (``/abs/path: missing ...``)."""
+    return re.sub(r"^(?:/|[A-Za-z]:\\)[^:]*: ", "", reason)
+
+
+def collect_real_info(folder: Path, manifest: dict[str, Any]) -> RealInfo:
+    """Per-dataset counts, licences and citations of a real-data release, read from its shards.
+
+    The counts are cross-checked with the manifest header (``datasets``) when present.
+
+    Raises
+    ------
+    ReleaseError
+        A listed shard is missing or unreadable, is not a real row, or its counts disagree with
+        the manifest header.
+    """
+    import json
+
+    import pyarrow.parquet as pq
+
+    shards: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for f in manifest["files"]:
+        path = folder / f["path"]
+        if not path.is_file():
+            raise ReleaseError(f"{path}: listed in manifest.json but missing")
+        try:
+            rows = pq.read_table(path, columns=REAL_COLUMNS).to_pylist()
+        except Exception as exc:  # damaged shard or missing column
+            raise ReleaseError(f"{path}: cannot read real-data columns ({exc})") from None
+        for row in rows:
+            if row["family"] != "real":
+                raise ReleaseError(f"{path}: row family is {row['family']!r}, expected 'real'")
+            spec = json.loads(row["spec"])
+            name = f.get("dataset") or spec["dataset"]
+            shards.setdefault(name, []).append((str(f["config"]), {**row, "spec": spec}))
+    header = manifest.get("datasets") or {}
+    infos = []
+    for name in sorted(shards):
+        entries = sorted(shards[name])
+        full = max((r for _, r in entries), key=lambda r: int(r["n_obs"]) + int(r["n_int"]))
+        spec = full["spec"]
+        info = RealDatasetInfo(
+            name=name,
+            title=str(spec.get("title") or name),
+            configs=[c for c, _ in entries],
+            rows=int(full["n_obs"]) + int(full["n_int"]),
+            observational_rows=int(full["n_obs"]),
+            interventional_rows=int(full["n_int"]),
+            variables=int(full["d"]),
+            reference_edges=int(full["n_edges"]),
+            licence=str(full["licence"]),
+            licence_note=str(spec.get("licence_note") or ""),
+            redistributable=bool(full["redistributable"]),
+            reference_graph=str(full["reference_graph_name"]),
+            alternative_references=sorted(json.loads(full["alternative_references"] or "{}")),
+            constant_columns=[
+                ConstantColumns(config=c, columns=list(r["constant_columns"] or []))
+                for c, r in entries
+            ],
+            citation=str(full["citation"]).strip(),
+            homepage=spec.get("homepage"),
+            source=str(full["source"]),
+            preprocessing=str(spec.get("preprocessing") or ""),
+            details=dict(spec.get("details") or {}),
+        )
+        h = header.get(name)
+        if h is not None:
+            want = (h.get("rows"), h.get("columns"), h.get("edges"), h.get("interventions"))
+            got = (info.rows, info.variables, info.reference_edges, info.interventional_rows)
+            if want != got or h.get("licence", info.licence) != info.licence:
+                raise ReleaseError(
+                    f"{folder}: dataset {name!r} in the shards (rows, variables, edges, "
+                    f"interventional rows = {got}, licence {info.licence}) disagrees with "
+                    f"manifest.json ({want}, licence {h.get('licence')})"
+                )
+        infos.append(info)
+    options = manifest.get("options") or {}
+    return RealInfo(
+        reference_caveat=manifest["reference_caveat"],
+        datasets=infos,
+        unavailable=[
+            UnavailableDataset(name=k, reason=_public_reason(str(v)))
+            for k, v in sorted((manifest.get("unavailable") or {}).items())
+        ],
+        autompg_missing=options.get("autompg_missing", "drop"),
+        allow_unpinned=bool(options.get("allow_unpinned", False)),
+    )
+
+
+def _collect_real_metadata(
+    folder: Path, manifest: dict[str, Any], configs: list[ConfigInfo]
+) -> ReleaseMetadata:
+    pub = manifest.get("publication") or {}
+    frz = manifest.get("freeze") or {}
+    env = manifest.get("environment") or {}
+    real = collect_real_info(folder, manifest)
+    tags: list[Tag] = ["causal-discovery", "benchmark", "real-world-data"]
+    if any(c.setting == "obsint" and c.rows for c in configs):
+        tags.append("interventional-data")
+    tags.append("tabular")
+    return ReleaseMetadata(
+        suite=manifest["suite"],
+        version=manifest["version"],
+        scale=manifest["scale"],
+        seed=int(manifest.get("seed", 0)),
+        generator_rev=manifest.get("generator_rev", "none"),
+        package_version=str(env.get("causalarena", "unknown")),
+        pretty_name=f"CausalArena {manifest['suite']}",
+        summary=REAL_SUMMARY,
+        license="other",
+        task_categories=["graph-ml"],
+        tags=tags,
+        size_category=size_category(sum(c.rows for c in configs)),
+        creators=CREATORS,
+        paper=PAPER,
+        configs=configs,
+        family="real",
+        real=real,
+        doi=pub.get("doi"),
+        previous_doi=pub.get("previous_doi"),
+        hf_repo_id=pub.get("hf_repo_id"),
+        frozen=bool(frz),
+        date_released=frz.get("date"),
+        changelog=REAL_CHANGELOG,
+        intended_uses=REAL_INTENDED_USES,
+        out_of_scope_uses=REAL_OUT_OF_SCOPE,
+        overlap_guidance=REAL_OVERLAP_GUIDANCE,
+        limitations=REAL_LIMITATIONS,
+    )
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -607,7 +907,8 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
     Raises
     ------
     ReleaseError
-        Missing manifest or shards, unreadable factor columns.
+        Missing manifest or shards, unreadable factor columns (synthetic) or real-data columns
+        (real), real counts that disagree with the manifest header.
     pydantic.ValidationError
         If a value falls outside the closed vocabularies (e.g. a malformed DOI).
     """
@@ -615,6 +916,8 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
 
     folder = Path(folder)
     manifest = manifest if manifest is not None else read_manifest(folder)
+    if manifest.get("family") == "real":
+        return _collect_real_metadata(folder, manifest, config_infos(folder, manifest))
     rows = read_factor_rows(folder, manifest)
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}

@@ -36,8 +36,52 @@ from causalarena.temporal.spec import (
     min_lag_matrix,
 )
 from causalarena.temporal.structures import STRUCTURES, identification_structure, structure_graph
+from causalarena.temporal.suites import (
+    TEMPORAL_SUITES,
+    SuiteEpisode,
+    TemporalSuite,
+    generate_suite_episodes,
+    get_temporal_suite,
+)
+
+
+def __getattr__(name: str):
+    # heavier pieces (pyarrow, zarr, datasets) load on first use
+    lazy = {
+        "build_temporal": "causalarena.temporal.build",
+        "ModelInput": "causalarena.temporal.harness",
+        "evaluate": "causalarena.temporal.harness",
+        "load_rows": "causalarena.temporal.harness",
+        "score": "causalarena.temporal.harness",
+        "EPISODE_SCHEMA": "causalarena.temporal.storage",
+        "open_zarr": "causalarena.temporal.storage",
+        "run_baselines": "causalarena.temporal.baselines",
+        "graph_track": "causalarena.temporal.baselines",
+        "EFFECT_BASELINES": "causalarena.temporal.baselines",
+    }
+    if name in lazy:
+        import importlib
+
+        return getattr(importlib.import_module(lazy[name]), name)
+    raise AttributeError(f"module 'causalarena.temporal' has no attribute {name!r}")
+
 
 __all__ = [
+    "EFFECT_BASELINES",
+    "EPISODE_SCHEMA",
+    "TEMPORAL_SUITES",
+    "ModelInput",
+    "SuiteEpisode",
+    "TemporalSuite",
+    "build_temporal",
+    "evaluate",
+    "generate_suite_episodes",
+    "get_temporal_suite",
+    "graph_track",
+    "load_rows",
+    "open_zarr",
+    "run_baselines",
+    "score",
     "KINDS",
     "KIND_MIX",
     "MECHANISMS",

@@ -6,6 +6,10 @@
 ``python -m causalarena.temporal.bench stationarity --n 1000``
     Over ``n`` generic draws: drawn companion radius, rescaled and rejected fractions, and the
     early/late variance ratio and standardised drift of accepted episodes.
+``python -m causalarena.temporal.bench suite --suite dot-generic --n 1000``
+    Episodes per second of a suite's episode generator and Arrow conversion (one process),
+    with the fraction of redrawn (diverged) attempts.  The comparison with dotime is
+    ``bench/bench_temporal.py``.
 """
 
 from __future__ import annotations
@@ -66,15 +70,42 @@ def stationarity(n: int = 1000, T: int = 200, seed: int = 0) -> dict[str, float]
     }
 
 
+def suite_throughput(suite: str = "dot-generic", n: int = 1000) -> dict[str, float]:
+    """Episodes per second of :func:`generate_suite_episodes` + Arrow rows for ``n`` indices."""
+    from causalarena.temporal.storage import episodes_to_arrow
+    from causalarena.temporal.suites import generate_suite_episodes, get_temporal_suite
+
+    s = get_temporal_suite(suite)
+    idx = s.public_indices("full")[:n]
+    t = time.perf_counter()
+    eps = generate_suite_episodes(s, idx)
+    gen = time.perf_counter() - t
+    t = time.perf_counter()
+    tab = episodes_to_arrow(eps)
+    conv = time.perf_counter() - t
+    att = np.array([e.attempt + 1 for e in eps])
+    return {
+        "suite": suite,
+        "n": len(eps),
+        "episodes_per_s": len(eps) / gen,
+        "with_arrow_episodes_per_s": len(eps) / (gen + conv),
+        "arrow_mb": tab.nbytes / 2**20,
+        "rejected_fraction": float((att - 1).sum() / att.sum()),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m causalarena.temporal.bench")
-    ap.add_argument("what", choices=["throughput", "stationarity"])
+    ap.add_argument("what", choices=["throughput", "stationarity", "suite"])
+    ap.add_argument("--suite", default="dot-generic")
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--T", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     if a.what == "throughput":
         out = throughput(a.n or 4000, a.T, a.seed)
+    elif a.what == "suite":
+        out = suite_throughput(a.suite, a.n or 1000)
     else:
         out = stationarity(a.n or 1000, a.T, a.seed)
     print(json.dumps(out, indent=2))

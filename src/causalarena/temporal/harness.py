@@ -1,0 +1,321 @@
+"""Evaluation harness of the temporal suites: what a model sees, and how it is scored.
+
+What a model receives
+---------------------
+A :class:`ModelInput` per episode: the *factual trajectory before onset* (rows ``< onset`` of
+``x_obs``, NaN where missing, with its ``mask``), the observation ``times`` of every row up to
+the last query row (continuous suites; the schedule is part of the design, not an outcome),
+the variable names, the resolved intervention spec (target, type, value, window, profile), the
+query (variable, column, offsets, row indices), the graph induced on the released variables
+(``adjacency_inst``, ``adjacency_lag``; the known-graph setting, used by the adjustment and IV
+baselines) and ``max_lag``.  It never receives the intervened arm, the factual arm after
+onset (with shared noise it would reveal the noise of the counterfactual), ``y_true``,
+``y_factual``, the SCM, the structure label or any diagnostics.
+
+:class:`ModelInput` is built from *copies* of those fields only (read-only numpy arrays and a
+read-only mapping), has ``__slots__`` and refuses attribute assignment, so nothing reachable
+from it refers to the stored row.  Because code running in the harness's process could still
+inspect the caller's frames or the heap, :func:`evaluate` runs untrusted models with
+``isolation="process"`` (the default): the model is unpickled in a fresh *spawned* process
+that only ever receives the pickled views, and returns predictions.  ``isolation="none"``
+runs in-process (trusted baselines, faster).
+
+Predictions
+-----------
+``model.predict(view)`` returns an array of ``len(view.query_times)`` values or a dict with
+``"mean"`` and optionally ``"lower"``/``"upper"`` (a central interval, nominal level
+``"level"``, default 0.9) and ``"effect"`` (the predicted effect relative to the factual
+arm; default ``mean - y_factual``, computed by the harness).
+
+Metrics (:func:`score`)
+-----------------------
+Per base offset (steps after ``onset + min_lag``) and pooled: RMSE, MAE, NMSE (squared error
+divided by the context variance of the query variable, averaged over queries), R²
+(``1 - SSE/SST`` over the group); direction accuracy of the *level* (``sign(pred) ==
+sign(y_true)``) and of the *effect* (``sign(pred_effect) == sign(y_true - y_factual)``, exact
+with counterfactual pairs), each with the near-zero rule: targets with ``|target| < 0.1``
+(:data:`NEAR_ZERO`) are excluded and counted (``n_near_zero``), and a binomial standard error
+``sqrt(p (1 - p) / n)``; interval coverage and mean width when intervals are given.  Slices:
+suite, structure, identifiable, ``T``, intervention type.  Null-effect structures (no
+directed path from the treatment to the outcome; true effect exactly 0) are scored for
+spurious effects: mean ``|pred_effect|`` and the fraction with ``|pred_effect| >= 0.1``.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NEAR_ZERO = 0.1
+CONTINUOUS_GAP = 0.1
+
+_PUBLIC = (
+    "episode_id", "suite", "variables", "x_context", "mask_context", "times", "onset",
+    "window_end", "intervention", "query_var", "query_column", "query_offsets", "query_times",
+    "adjacency_inst", "adjacency_lag", "max_lag", "T", "horizon",
+)
+
+
+def _ro(a: Any, dtype=None) -> Any:
+    if a is None:
+        return None
+    arr = np.array(a, dtype=dtype, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+class ModelInput:
+    """Read-only view of one episode for a model (see module docstring for the fields)."""
+
+    __slots__ = _PUBLIC
+
+    def __init__(self, **kw: Any):
+        for k in _PUBLIC:
+            object.__setattr__(self, k, kw[k])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ModelInput is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("ModelInput is read-only")
+
+    def __reduce__(self):
+        d = {k: getattr(self, k) for k in _PUBLIC}
+        d["intervention"] = dict(d["intervention"])
+        return (_rebuild, (d,))
+
+    def __repr__(self) -> str:
+        return f"ModelInput({self.episode_id}, context={self.x_context.shape})"
+
+    # -------------------------------------------------------------- helpers for models
+    def intervention_path(self, rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Imposed target values at ``rows`` and whether the intervention is active there.
+
+        Hard and time-varying: the clamped value ``v(t)``; soft: the additive shift ``delta``.
+        """
+        from causalarena.temporal.simulate import profile_values
+        from causalarena.temporal.spec import TemporalIntervention
+
+        iv = TemporalIntervention(**dict(self.intervention))
+        rows = np.asarray(rows, dtype=np.intp)
+        active = (rows >= self.onset) & (rows < self.window_end)
+        if self.times is None:
+            u = (rows - self.onset).astype(np.float64)
+        else:
+            w0, _ = iv.window_times(self.horizon)
+            u = self.times[np.minimum(rows, len(self.times) - 1)] - w0
+        return profile_values(iv, float(iv.value), u), active
+
+
+def _rebuild(d: dict[str, Any]) -> ModelInput:
+    d = dict(d)
+    d["intervention"] = types.MappingProxyType(dict(d["intervention"]))
+    for k in ("x_context", "mask_context", "times", "query_offsets", "query_times",
+              "adjacency_inst", "adjacency_lag"):
+        if d[k] is not None:
+            d[k] = _ro(d[k])
+    return ModelInput(**d)
+
+
+def make_input(row: dict[str, Any]) -> ModelInput:
+    """The model's view of a decoded row (copies of the public fields only)."""
+    from causalarena.temporal.suites import get_temporal_suite
+
+    t0 = int(row["onset"])
+    qt = np.asarray(row["query_times"], dtype=np.intp)
+    times = None
+    horizon = None
+    if row["times"] is not None:
+        times = _ro(np.asarray(row["times"])[: int(qt.max()) + 1], np.float64)
+        horizon = float(get_temporal_suite(row["suite"]).T * CONTINUOUS_GAP)
+    mask = row["mask"]
+    spec = row["intervention"]
+    if isinstance(spec, str):
+        spec = json.loads(spec)
+    return ModelInput(
+        episode_id=str(row["episode_id"]),
+        suite=str(row["suite"]),
+        variables=tuple(row["variables"]),
+        x_context=_ro(np.asarray(row["x_obs"], dtype=np.float64)[:t0]),
+        mask_context=None if mask is None else _ro(np.asarray(mask, dtype=bool)[:t0]),
+        times=times,
+        onset=t0,
+        window_end=int(row["window_end"]),
+        intervention=types.MappingProxyType(dict(spec)),
+        query_var=str(row["query_var"]),
+        query_column=int(row["query_column"]),
+        query_offsets=_ro(row["query_offsets"], np.intp),
+        query_times=_ro(qt),
+        adjacency_inst=_ro(row["adjacency_inst"], np.int8),
+        adjacency_lag=_ro(row["adjacency_lag"], np.int8),
+        max_lag=int(row["max_lag"]),
+        T=int(row["T"]),
+        horizon=horizon,
+    )
+
+
+# ---------------------------------------------------------------------------------- running
+def _normalise(pred: Any, n: int) -> dict[str, np.ndarray | float]:
+    if not isinstance(pred, dict):
+        pred = {"mean": pred}
+    out: dict[str, Any] = {"mean": np.asarray(pred["mean"], dtype=np.float64).reshape(-1)}
+    if out["mean"].shape != (n,):
+        raise ValueError(f"prediction has shape {out['mean'].shape}, expected ({n},)")
+    for k in ("lower", "upper", "effect"):
+        if k in pred and pred[k] is not None:
+            out[k] = np.asarray(pred[k], dtype=np.float64).reshape(n)
+    out["level"] = float(pred.get("level", 0.9))
+    return out
+
+
+def _predict_all(model: Any, views: list[ModelInput]) -> list[Any]:
+    return [model.predict(v) for v in views]
+
+
+def run_model(model: Any, views: list[ModelInput], isolation: str = "process") -> list[Any]:
+    """Predictions of ``model`` on ``views`` (in a spawned process unless ``"none"``)."""
+    if isolation == "none":
+        return _predict_all(model, views)
+    if isolation != "process":
+        raise ValueError("isolation must be 'process' or 'none'")
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as ex:
+        return ex.submit(_predict_all, model, views).result()
+
+
+def load_rows(folder: str | Path, config: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """Decoded rows of a config of a built folder (Parquet streaming path)."""
+    from causalarena.temporal.storage import config_shards, read_rows
+
+    rows = []
+    for r in read_rows(config_shards(folder, config)):
+        rows.append(r)
+        if limit is not None and len(rows) >= limit:
+            break
+    return rows
+
+
+def evaluate(
+    model: Any, rows: Iterable[dict[str, Any]], *, isolation: str = "process"
+) -> dict[str, Any]:
+    """Run a model on decoded rows and score it (see :func:`score`).
+
+    A model with ``privileged = True`` (only :class:`~causalarena.temporal.baselines.Oracle`)
+    is given the stored rows through ``predict_rows`` instead of views.
+    """
+    rows = list(rows)
+    if getattr(model, "privileged", False):
+        preds = model.predict_rows(rows)
+    else:
+        views = [make_input(r) for r in rows]
+        preds = run_model(model, views, isolation)
+    recs = [
+        {**_normalise(p, len(r["y_true"])), "row": r} for p, r in zip(preds, rows, strict=True)
+    ]
+    out = score(recs)
+    info = getattr(model, "info", None)
+    if info:
+        out["model_info"] = dict(info)
+    return out
+
+
+# ---------------------------------------------------------------------------------- metrics
+def _dir(pred: np.ndarray, true: np.ndarray) -> dict[str, Any]:
+    keep = np.abs(true) >= NEAR_ZERO
+    n = int(keep.sum())
+    if n == 0:
+        return {"acc": None, "se": None, "n": 0, "n_near_zero": int((~keep).sum())}
+    p = float(np.mean(np.sign(pred[keep]) == np.sign(true[keep])))
+    return {"acc": p, "se": float(np.sqrt(p * (1 - p) / n)), "n": n,
+            "n_near_zero": int((~keep).sum())}
+
+
+def _group(q: dict[str, np.ndarray]) -> dict[str, Any]:
+    y, p, yf, pe = q["y"], q["p"], q["yf"], q["pe"]
+    n = int(y.size)
+    if n == 0:
+        return {"n": 0}
+    err = p - y
+    sse = float(np.sum(err**2))
+    sst = float(np.sum((y - y.mean()) ** 2))
+    out: dict[str, Any] = {
+        "n": n,
+        "rmse": float(np.sqrt(np.mean(err**2))),
+        "mae": float(np.mean(np.abs(err))),
+        "nmse": float(np.mean(err**2 / q["var"])),
+        "r2": (1.0 - sse / sst) if sst > 0 else None,
+        "direction_level": _dir(p, y),
+        "direction_effect": _dir(pe, y - yf),
+    }
+    lo, hi = q.get("lo"), q.get("hi")
+    if lo is not None and np.isfinite(lo).any():
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        out["coverage"] = float(np.mean((lo[ok] <= y[ok]) & (y[ok] <= hi[ok])))
+        out["interval_width"] = float(np.mean(hi[ok] - lo[ok]))
+        out["nominal"] = float(np.median(q["lev"][ok]))
+    return out
+
+
+def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    cols: dict[str, list] = {k: [] for k in (
+        "y", "p", "yf", "pe", "var", "lo", "hi", "lev", "base", "suite", "structure",
+        "identifiable", "T", "itype", "null")}
+    for r in recs:
+        row = r["row"]
+        y, yf = np.asarray(row["y_true"]), np.asarray(row["y_factual"])
+        m = len(y)
+        x = np.asarray(row["x_obs"], dtype=np.float64)[: int(row["onset"])]
+        ctx = x[:, int(row["query_column"])] if x.size else np.array([np.nan])
+        v = float(np.nanvar(ctx)) if np.isfinite(ctx).sum() > 1 else 1.0
+        off = np.asarray(row["query_offsets"])
+        cols["y"].append(y)
+        cols["p"].append(r["mean"])
+        cols["yf"].append(yf)
+        cols["pe"].append(r.get("effect", r["mean"] - yf))
+        cols["var"].append(np.full(m, max(v, 1e-8)))
+        cols["lo"].append(r.get("lower", np.full(m, np.nan)))
+        cols["hi"].append(r.get("upper", np.full(m, np.nan)))
+        cols["lev"].append(np.full(m, r["level"]))
+        cols["base"].append(off - off[0])
+        for k, val in (("suite", row["suite"]), ("structure", row["structure"]),
+                       ("identifiable", str(row["identifiable"])), ("T", int(row["T"])),
+                       ("itype", row["intervention_type"]), ("null", bool(row["null_effect"]))):
+            cols[k].append(np.full(m, val, dtype=object))
+    return {k: np.concatenate(v) if v else np.array([]) for k, v in cols.items()}
+
+
+def _sub(f: dict[str, np.ndarray], sel: np.ndarray) -> dict[str, np.ndarray]:
+    return {k: v[sel] for k, v in f.items()}
+
+
+def score(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pooled, per-offset, per-slice and null-effect metrics of normalised predictions."""
+    f = _flatten(recs)
+    out: dict[str, Any] = {"episodes": len(recs), "pooled": _group(f), "per_offset": {}}
+    for b in sorted(set(f["base"].tolist())):
+        out["per_offset"][int(b)] = _group(_sub(f, f["base"] == b))
+    slices: dict[str, dict[str, Any]] = {}
+    for name, key in (("suite", "suite"), ("structure", "structure"),
+                      ("identifiable", "identifiable"), ("T", "T"),
+                      ("intervention_type", "itype")):
+        vals = sorted({str(v) for v in f[key].tolist()})
+        slices[name] = {v: _group(_sub(f, f[key].astype(str) == v)) for v in vals}
+    out["slices"] = slices
+    null = f["null"].astype(bool)
+    if null.any():
+        pe = f["pe"][null].astype(float)
+        te = (f["y"] - f["yf"])[null].astype(float)
+        out["null_effect"] = {
+            "n": int(null.sum()),
+            "true_effect_max_abs": float(np.max(np.abs(te))),
+            "mean_abs_pred_effect": float(np.mean(np.abs(pe))),
+            "spurious_rate": float(np.mean(np.abs(pe) >= NEAR_ZERO)),
+        }
+    return out

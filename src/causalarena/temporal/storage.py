@@ -1,0 +1,361 @@
+"""Storage of temporal suites: the Parquet row schema (streaming path) and Zarr stores (array
+path).
+
+Parquet
+-------
+One row per episode, the same Arrow schema (:data:`EPISODE_SCHEMA`) in every shard of every
+``dot-*`` config.  Trajectories are ``list<list<float32>>`` of shape ``(M, n_observed)`` (rows =
+observations, columns = ``variables``; hidden variables are never columns): ``x_obs`` is the
+factual arm (NaN where ``mask`` is True in ``dot-observed``), ``x_int`` the intervened arm with
+the same exogenous noise (counterfactual pairs).  ``times`` (continuous suites) holds the
+observation times, ``mask`` (``dot-observed``) the missingness (True = missing); both are null
+elsewhere.  ``adjacency_inst``/``adjacency_lag`` are the graph induced on the released
+variables (``A0[i, j] = 1`` iff ``X^i_t -> X^j_t``, ``A_lag[k-1, i, j] = 1`` iff
+``X^i_{t-k} -> X^j_t``); edges through hidden nodes are not shown.  ``query_times`` are row
+indices into the trajectories; ``y_true = x_int[query_times, query_column]`` (float64, exact)
+and ``y_factual`` the same rows of the factual arm (complete even where ``mask`` hides them).
+
+Zarr
+----
+``<out>/zarr/<suite>.zarr`` (Zarr format 3, written with zarr-python): arrays ``x_obs``,
+``x_int`` ``(episode, time, variable)`` float32 padded with NaN to the suite's largest ``M`` and
+``N``, ``mask`` (bool, ``dot-observed``), ``times`` ``(episode, time)`` (continuous suites),
+per-episode ``n_times``, ``n_vars``, ``query_column``, ``onset`` and the coordinate ``episode``
+(the pool index).  Dimension names are stored as Zarr v3 ``dimension_names`` so
+``xarray.open_zarr`` opens it lazily with named dimensions.  Chunks hold one episode; chunks
+are grouped in shards of :data:`ZARR_SHARD_EPISODES` episodes (a divisor of every Parquet shard size) (Zarr v3 sharding codec), so the
+store has few files while reads stay per-episode.  The store is written to a temporary folder
+and renamed into place; every file in it is checksummed in the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from causalarena.temporal.suites import SuiteEpisode
+
+PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 16}
+ZARR_SHARD_EPISODES = 25
+
+_F32_2D = pa.list_(pa.list_(pa.float32()))
+
+#: Arrow schema shared by every shard of every temporal config.
+EPISODE_SCHEMA = pa.schema(
+    [
+        ("episode_id", pa.string()),
+        ("suite", pa.string()),
+        ("version", pa.string()),
+        ("index", pa.int64()),
+        ("variables", pa.list_(pa.string())),
+        ("x_obs", _F32_2D),
+        ("x_int", _F32_2D),
+        ("times", pa.list_(pa.float64())),
+        ("mask", pa.list_(pa.list_(pa.bool_()))),
+        ("intervention", pa.string()),
+        ("intervention_type", pa.string()),
+        ("intervention_target", pa.string()),
+        ("onset", pa.int32()),
+        ("window_end", pa.int32()),
+        ("query_var", pa.string()),
+        ("query_column", pa.int32()),
+        ("query_offsets", pa.list_(pa.int32())),
+        ("query_times", pa.list_(pa.int32())),
+        ("query_min_lag", pa.int32()),
+        ("y_true", pa.list_(pa.float64())),
+        ("y_factual", pa.list_(pa.float64())),
+        ("adjacency_inst", pa.list_(pa.list_(pa.int8()))),
+        ("adjacency_lag", pa.list_(pa.list_(pa.list_(pa.int8())))),
+        ("structure", pa.string()),
+        ("scm_kind", pa.string()),
+        ("identifiable", pa.bool_()),
+        ("null_effect", pa.bool_()),
+        ("pair_mode", pa.string()),
+        ("T", pa.int32()),
+        ("n_vars", pa.int32()),
+        ("n_hidden", pa.int32()),
+        ("max_lag", pa.int32()),
+        ("positivity", pa.float64()),
+        ("percentile", pa.float64()),
+        ("level", pa.float64()),
+        ("spectral_radius", pa.float64()),
+        ("var_ratio", pa.float64()),
+        ("drift", pa.float64()),
+        ("attempts", pa.int32()),
+        ("scm", pa.string()),
+    ]
+)
+
+
+def _nested(arrays: list[np.ndarray | None], value_type: pa.DataType) -> pa.Array:
+    """``list<list<value_type>>`` from 2-D arrays (None -> null row)."""
+    valid = [a for a in arrays if a is not None]
+    flat = np.concatenate([a.ravel() for a in valid]) if valid else np.empty(0)
+    widths, lens, nulls = [], [], []
+    for a in arrays:
+        if a is None:
+            lens.append(0)
+            nulls.append(True)
+        else:
+            widths.extend([a.shape[1]] * a.shape[0])
+            lens.append(a.shape[0])
+            nulls.append(False)
+    inner_off = np.concatenate([[0], np.cumsum(widths, dtype=np.int64)]).astype(np.int32)
+    outer_off = np.concatenate([[0], np.cumsum(lens, dtype=np.int64)]).astype(np.int32)
+    inner = pa.ListArray.from_arrays(pa.array(inner_off), pa.array(flat, type=value_type))
+    mask = pa.array(nulls) if any(nulls) else None
+    return pa.ListArray.from_arrays(pa.array(outer_off), inner, mask=mask)
+
+
+def episode_columns(ep: SuiteEpisode) -> dict[str, Any]:
+    """Column values of one episode (numpy arrays for the nested columns)."""
+    s = ep.scm
+    obs = s.observed
+    a = s.arrays()
+    A0 = a["A0"][np.ix_(obs, obs)]
+    AL = a["A_lag"][:, obs][:, :, obs]
+    iv = ep.intervention
+    return {
+        "episode_id": ep.episode_id,
+        "suite": ep.suite,
+        "version": ep.version,
+        "index": ep.index,
+        "variables": list(ep.variables),
+        "x_obs": ep.x_obs.astype(np.float32),
+        "x_int": ep.x_int.astype(np.float32),
+        "times": None if ep.times is None else [float(t) for t in ep.times],
+        "mask": ep.mask,
+        "intervention": iv.to_json(),
+        "intervention_type": iv.type,
+        "intervention_target": iv.target,
+        "onset": ep.onset,
+        "window_end": ep.window_end,
+        "query_var": ep.query.variable,
+        "query_column": ep.query_column,
+        "query_offsets": [int(o) for o in ep.query.offsets],
+        "query_times": [int(t) for t in ep.query.times],
+        "query_min_lag": int(ep.query.min_lag),
+        "y_true": [float(v) for v in ep.y_true],
+        "y_factual": [float(v) for v in ep.y_factual],
+        "adjacency_inst": A0,
+        "adjacency_lag": AL,
+        "structure": ep.structure,
+        "scm_kind": s.kind,
+        "identifiable": ep.identifiable,
+        "null_effect": ep.null_effect,
+        "pair_mode": ep.pair_mode,
+        "T": int(ep.x_obs.shape[0]),
+        "n_vars": len(ep.variables),
+        "n_hidden": len(s.hidden),
+        "max_lag": s.max_lag,
+        "positivity": ep.positivity,
+        "percentile": ep.percentile,
+        "level": ep.level,
+        "spectral_radius": ep.diagnostics.get("spectral_radius", float("nan")),
+        "var_ratio": ep.diagnostics.get("var_ratio", float("nan")),
+        "drift": ep.diagnostics.get("drift", float("nan")),
+        "attempts": ep.attempt + 1,
+        "scm": s.to_json(),
+    }
+
+
+def episodes_to_arrow(episodes: Iterable[SuiteEpisode]) -> pa.Table:
+    """Arrow table with :data:`EPISODE_SCHEMA` (one row per episode)."""
+    rows = [episode_columns(e) for e in episodes]
+    arrays = []
+    for f in EPISODE_SCHEMA:
+        v = [r[f.name] for r in rows]
+        if f.name in ("x_obs", "x_int"):
+            arrays.append(_nested(v, pa.float32()))
+        elif f.name == "mask":
+            arrays.append(_nested(v, pa.bool_()))
+        elif f.name == "adjacency_inst":
+            arrays.append(_nested(v, pa.int8()))
+        elif f.name == "adjacency_lag":
+            arrays.append(
+                pa.array([x.tolist() for x in v], type=f.type)
+            )
+        else:
+            arrays.append(pa.array(v, type=f.type))
+    return pa.Table.from_arrays(arrays, schema=EPISODE_SCHEMA)
+
+
+# ---------------------------------------------------------------------------------- reading
+def _to2d(v: Any, dtype=np.float64) -> np.ndarray | None:
+    if v is None:
+        return None
+    if len(v) == 0:
+        return np.zeros((0, 0), dtype=dtype)
+    return np.asarray([np.asarray(r, dtype=dtype) for r in v], dtype=dtype)
+
+
+def read_rows(paths: Iterable[str | os.PathLike]) -> Iterable[dict[str, Any]]:
+    """Stream episode rows (dicts with numpy arrays) from Parquet shards, in file order."""
+    import pyarrow.parquet as pq
+
+    for p in paths:
+        pf = pq.ParquetFile(p)
+        for batch in pf.iter_batches(batch_size=64):
+            for row in batch.to_pylist():
+                yield decode_row(row)
+
+
+def decode_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Turn a Parquet/``datasets`` row into numpy arrays where nested."""
+    out = dict(row)
+    for k in ("x_obs", "x_int"):
+        out[k] = _to2d(row[k], np.float64)
+    out["mask"] = _to2d(row["mask"], bool)
+    out["times"] = None if row["times"] is None else np.asarray(row["times"], dtype=np.float64)
+    out["adjacency_inst"] = _to2d(row["adjacency_inst"], np.int8)
+    out["adjacency_lag"] = np.asarray(row["adjacency_lag"], dtype=np.int8)
+    for k in ("query_offsets", "query_times"):
+        out[k] = np.asarray(row[k], dtype=np.intp)
+    for k in ("y_true", "y_factual"):
+        out[k] = np.asarray(row[k], dtype=np.float64)
+    out["intervention"] = json.loads(row["intervention"]) if isinstance(row["intervention"], str) else row["intervention"]
+    return out
+
+
+def config_shards(folder: str | os.PathLike, config: str) -> list[Path]:
+    """Parquet shards of a config in a release folder, in order."""
+    return sorted((Path(folder) / "data" / config).glob("test-*.parquet"))
+
+
+# ---------------------------------------------------------------------------------- zarr
+def zarr_supports_sharding() -> bool:
+    try:
+        import zarr
+    except ImportError:
+        return False
+    return int(zarr.__version__.split(".")[0]) >= 3
+
+
+def _flat(col: pa.ChunkedArray, depth: int) -> np.ndarray:
+    a = col.combine_chunks()
+    for _ in range(depth):
+        a = a.flatten()
+    return a.to_numpy(zero_copy_only=False)
+
+
+def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
+    """Write the array store of one suite from its Parquet shards, one shard at a time
+    (written to a temporary folder, then renamed into place).
+
+    Returns
+    -------
+    list of Path
+        Every file of the store (sorted).
+    """
+    import pyarrow.parquet as pq
+    import zarr
+
+    path = Path(path)
+    meta = pa.concat_tables(
+        [pq.read_table(p, columns=["index", "T", "n_vars", "times", "mask"]) for p in shard_paths]
+    )
+    E = meta.num_rows
+    Ts = np.asarray(meta["T"].to_numpy(), dtype=np.int64)
+    Ns = np.asarray(meta["n_vars"].to_numpy(), dtype=np.int64)
+    Tm, Nm = int(Ts.max()), int(Ns.max())
+    has_times = meta["times"].null_count < E
+    has_mask = meta["mask"].null_count < E
+    del meta
+    tmp = path.parent / f".{path.name}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    root = zarr.open_group(str(tmp), mode="w", zarr_format=3)
+    sh = min(ZARR_SHARD_EPISODES, E)
+    shard_ok = zarr_supports_sharding()
+
+    def arr(name, shape, dtype, dims, fill):
+        if len(shape) == 1:
+            return root.create_array(name, shape=shape, chunks=(E,), dtype=dtype,
+                                     fill_value=fill, dimension_names=dims)
+        kw = {"shards": (sh,) + shape[1:]} if shard_ok else {}
+        return root.create_array(name, shape=shape, chunks=(1,) + shape[1:], dtype=dtype,
+                                 fill_value=fill, dimension_names=dims, **kw)
+
+    dims3 = ("episode", "time", "variable")
+    za = {
+        "x_obs": arr("x_obs", (E, Tm, Nm), "float32", dims3, float("nan")),
+        "x_int": arr("x_int", (E, Tm, Nm), "float32", dims3, float("nan")),
+    }
+    if has_mask:
+        za["mask"] = arr("mask", (E, Tm, Nm), "bool", dims3, False)
+    if has_times:
+        za["times"] = arr("times", (E, Tm), "float64", ("episode", "time"), float("nan"))
+    per_ep = {k: [] for k in ("episode", "query_column", "onset")}
+    off = 0
+    for p in shard_paths:
+        t = pq.read_table(p, columns=["index", "x_obs", "x_int", "times", "mask",
+                                      "query_column", "onset", "T", "n_vars"])
+        R = t.num_rows
+        Tr = t["T"].to_numpy().astype(np.int64)
+        Nr = t["n_vars"].to_numpy().astype(np.int64)
+        sizes = Tr * Nr
+        for name in ("x_obs", "x_int", "mask"):
+            if name not in za:
+                continue
+            col = t[name]
+            flat = _flat(col, 2)
+            block = (np.zeros((R, Tm, Nm), dtype=bool) if name == "mask"
+                     else np.full((R, Tm, Nm), np.nan, dtype=np.float32))
+            pos = 0
+            nulls = col.is_null().to_numpy(zero_copy_only=False)
+            for e in range(R):
+                if nulls[e]:
+                    continue
+                n = sizes[e]
+                block[e, : Tr[e], : Nr[e]] = flat[pos : pos + n].reshape(Tr[e], Nr[e])
+                pos += n
+            za[name][off : off + R] = block
+        if "times" in za:
+            flat = _flat(t["times"], 1)
+            block = np.full((R, Tm), np.nan)
+            nulls = t["times"].is_null().to_numpy(zero_copy_only=False)
+            pos = 0
+            for e in range(R):
+                if not nulls[e]:
+                    block[e, : Tr[e]] = flat[pos : pos + Tr[e]]
+                    pos += Tr[e]
+            za["times"][off : off + R] = block
+        per_ep["episode"].append(t["index"].to_numpy())
+        per_ep["query_column"].append(t["query_column"].to_numpy())
+        per_ep["onset"].append(t["onset"].to_numpy())
+        off += R
+    arr("n_times", (E,), "int32", ("episode",), 0)[...] = Ts.astype(np.int32)
+    arr("n_vars", (E,), "int32", ("episode",), 0)[...] = Ns.astype(np.int32)
+    for name, dt in (("episode", "int64"), ("query_column", "int32"), ("onset", "int32")):
+        arr(name, (E,), dt, ("episode",), 0)[...] = np.concatenate(per_ep[name]).astype(dt)
+    root.attrs["description"] = "causalarena temporal suite arrays; see the dataset card"
+    root.attrs["sharded"] = bool(shard_ok)
+    root.attrs["episodes_per_shard"] = int(sh)
+    import warnings
+
+    with warnings.catch_warnings():  # "consolidated metadata is not in the v3 spec"
+        warnings.simplefilter("ignore")
+        zarr.consolidate_metadata(str(tmp), zarr_format=3)
+    if path.exists():
+        shutil.rmtree(path)
+    os.replace(tmp, path)
+    return sorted(p for p in path.rglob("*") if p.is_file())
+
+
+def open_zarr(path: str | os.PathLike):
+    """Open a suite's store lazily with xarray (``episode`` is the coordinate)."""
+    import warnings
+
+    import xarray as xr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return xr.open_zarr(str(path), consolidated=True, zarr_format=3)
