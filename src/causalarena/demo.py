@@ -27,8 +27,18 @@ def _real_data_dir() -> Path | None:
     return None
 
 
-def _leaderboard(release: Path, config: str, methods: list[str], pred: Path, report: Path, *,
-                 max_d: int | None, workers: int, quiet: bool, console: Console) -> None:
+def _leaderboard(
+    release: Path,
+    config: str,
+    methods: list[str],
+    pred: Path,
+    report: Path,
+    *,
+    max_d: int | None,
+    workers: int,
+    quiet: bool,
+    console: Console,
+) -> None:
     from causalarena.baselines.registry import missing_methods
     from causalarena.eval.report import write_report
     from causalarena.eval.runner import run
@@ -41,8 +51,9 @@ def _leaderboard(release: Path, config: str, methods: list[str], pred: Path, rep
             console.print(f"[yellow]skipping {m}[/yellow]: {missing[m]}")
     if not runnable:
         return
-    res = run(release, config, runnable, pred, timeout=300, workers=workers, max_d=max_d,
-              quiet=quiet)
+    res = run(
+        release, config, runnable, pred, timeout=300, workers=workers, max_d=max_d, quiet=quiet
+    )
     for m, counts in res["counts"].items():
         console.print(f"  {m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     scores = score_predictions(release, pred)
@@ -67,36 +78,71 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
     t0 = time.perf_counter()
     folder = build("arena-synthetic", scale="mini", out=out, workers=workers, quiet=quiet)
     console.print(f"[green]release ready[/green] {folder} ({time.perf_counter() - t0:.1f} s)")
+    from causalarena.release.verify import verify_metadata
+
     problems = verify(folder)
     console.print(f"verify: {'OK, every file matches manifest.json' if not problems else problems}")
+    meta_problems = verify_metadata(folder)
+    console.print(
+        "metadata: "
+        + (
+            "card (README.md), croissant.json, CITATION.cff and .zenodo.json validate"
+            if not meta_problems
+            else str(meta_problems)
+        )
+    )
     for config in ("synthetic-obs", "synthetic-obsint"):
         ds = load(config, source=folder)
         row = to_numpy(next(iter(load(config, source=folder, streaming=True))))
-        console.print(f"loaded {config}: {len(ds)} instances (in memory); first streamed "
-                      f"instance {row['instance_id']}: X {row['X'].shape} {row['X'].dtype}, "
-                      f"mask {int(row['mask'].sum())} intervened cells, "
-                      f"{int(row['adjacency'].sum())} edges")
+        console.print(
+            f"loaded {config}: {len(ds)} instances (in memory); first streamed "
+            f"instance {row['instance_id']}: X {row['X'].shape} {row['X'].dtype}, "
+            f"mask {int(row['mask'].sum())} intervened cells, "
+            f"{int(row['adjacency'].sum())} edges"
+        )
     summary = print_summary(folder, console=console)
 
     console.rule("baselines on synthetic-obs (d <= 30)")
-    _leaderboard(Path(folder), "synthetic-obs", list(DEFAULT_METHODS), Path("predictions/synthetic"),
-                 Path("reports/synthetic"), max_d=30, workers=workers, quiet=quiet, console=console)
+    _leaderboard(
+        Path(folder),
+        "synthetic-obs",
+        list(DEFAULT_METHODS),
+        Path("predictions/synthetic"),
+        Path("reports/synthetic"),
+        max_d=30,
+        workers=workers,
+        quiet=quiet,
+        console=console,
+    )
 
     console.rule("real tables")
     real = _real_data_dir()
     if real is None:
-        console.print("real tables not found: set CAUSALARENA_REAL_DATA to a folder with the "
-                      "source files (see `causalarena build real --help`), or run "
-                      "`causalarena build real --out release-real` to download them")
+        console.print(
+            "real tables not found: set CAUSALARENA_REAL_DATA to a folder with the "
+            "source files (see `causalarena build real --help`), or run "
+            "`causalarena build real --out release-real` to download them"
+        )
         return summary
     from causalarena.release.build_real import build_real
 
     res = build_real("release-real", real, quiet=True, download=False)
     for name, info in sorted(res["built"].items()):
-        console.print(f"  {name}: {info['rows']} rows, {info['columns']} variables, "
-                      f"{info['edges']} reference edges, {info['interventions']} interventional rows")
+        console.print(
+            f"  {name}: {info['rows']} rows, {info['columns']} variables, "
+            f"{info['edges']} reference edges, {info['interventions']} interventional rows"
+        )
     for name, why in sorted(res["unavailable"].items()):
         console.print(f"  [yellow]unavailable[/yellow] {name}: {why}")
-    _leaderboard(Path("release-real"), "real-obs", list(DEFAULT_METHODS), Path("predictions/real"),
-                 Path("reports/real"), max_d=None, workers=workers, quiet=quiet, console=console)
+    _leaderboard(
+        Path("release-real"),
+        "real-obs",
+        list(DEFAULT_METHODS),
+        Path("predictions/real"),
+        Path("reports/real"),
+        max_d=None,
+        workers=workers,
+        quiet=quiet,
+        console=console,
+    )
     return summary
