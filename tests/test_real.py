@@ -34,7 +34,17 @@ from causalarena.loaders.real import (
 )
 from causalarena.loaders.real.registry import LT_EXPERIMENTS, WT_REGIME_TARGETS
 
-REAL = Path("/work/shared/data/real")
+def _real_dir() -> Path:
+    """$CAUSALARENA_REAL_DATA, else ``shared/data/real`` beside the repository (as in CI)."""
+    import os
+
+    env = os.environ.get("CAUSALARENA_REAL_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+
+
+REAL = _real_dir()
 needs_data = pytest.mark.skipif(not REAL.is_dir(), reason="shared real-data copies not present")
 
 CDCSG = {  # dataset -> (file stem, columns)
