@@ -13,18 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from causalarena.schema import SLICE_FACTORS
+
 FACTOR_COLUMNS = [
     "instance_id",
     "scm_id",
     "setting",
-    "graph_family",
-    "d",
-    "n_edges",
-    "mechanism_tags",
-    "noise_tags",
-    "root_tags",
-    "root_dependency",
-    "difficulty",
+    *SLICE_FACTORS,
     "varsortability",
     "r2_sortability",
     "audit_attempts",

@@ -45,6 +45,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from causalarena.schema import SLICE_FACTORS
+
 __all__ = [
     "HIGHER_IS_BETTER",
     "LOWER_IS_BETTER",
@@ -80,14 +82,7 @@ KEYS = ("method", "config", "scm_id")
 INSTANCE_COLUMNS = (
     "setting",
     "family",
-    "graph_family",
-    "d",
-    "n_edges",
-    "mechanism_tags",
-    "noise_tags",
-    "root_tags",
-    "root_dependency",
-    "difficulty",
+    *SLICE_FACTORS,
     "n",
 )
 #: Columns describing the method or the release (constant per method / per table).

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from causalarena.eval.metrics import score_graph
 from causalarena.eval.predictions import PredictionError, validate_prediction
 from causalarena.eval.runner import instance_seed
+from causalarena.schema import SLICE_FACTORS
 
 METRICS = ("precision", "recall", "f1", "shd", "nshd", "sid", "auroc", "ap", "shd_pattern")
 TRUTH_COLUMNS = [
@@ -30,14 +31,7 @@ TRUTH_COLUMNS = [
     "replicate",
     "setting",
     "family",
-    "graph_family",
-    "d",
-    "n_edges",
-    "mechanism_tags",
-    "noise_tags",
-    "root_tags",
-    "root_dependency",
-    "difficulty",
+    *SLICE_FACTORS,
     "n_obs",
     "n_int",
     "adjacency",

@@ -29,7 +29,15 @@ RECORDED_PACKAGES = (
 
 
 #: The package code that determines the bytes of a built suite.
-GENERATION_CODE = ("spec.py", "sortability.py", "errors.py", "generator", "release", "cards")
+GENERATION_CODE = (
+    "spec.py",
+    "schema.py",
+    "sortability.py",
+    "errors.py",
+    "generator",
+    "release",
+    "cards",
+)
 
 
 def source_sha256() -> str:
@@ -41,8 +49,11 @@ def source_sha256() -> str:
     import hashlib
 
     root = Path(__file__).resolve().parents[1]
-    files = [f for part in GENERATION_CODE for f in
-             ([root / part] if part.endswith(".py") else (root / part).rglob("*.py"))]
+    files = [
+        f
+        for part in GENERATION_CODE
+        for f in ([root / part] if part.endswith(".py") else (root / part).rglob("*.py"))
+    ]
     h = hashlib.sha256()
     for f in sorted(files):
         h.update(f.relative_to(root).as_posix().encode())

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from causalarena.errors import ReleaseError
+from causalarena.schema import SLICE_FACTORS
 
 # ----------------------------------------------------------------------------- vocabularies
 #: ``other`` is used by the real-data track, whose datasets keep their own licences (the
@@ -747,14 +748,7 @@ def classify_reason(reason: str) -> AuditReasonClass:
 
 FACTOR_COLUMNS = [
     "scm_id",
-    "graph_family",
-    "d",
-    "n_edges",
-    "mechanism_tags",
-    "noise_tags",
-    "root_tags",
-    "root_dependency",
-    "difficulty",
+    *SLICE_FACTORS,
     "varsortability",
     "r2_sortability",
     "audit_attempts",
