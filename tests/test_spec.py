@@ -181,3 +181,14 @@ def test_huge_values_and_nested_errors_name_the_variable():
     assert info.value.variable == "Y" and info.value.field == "mechanism.params.weights[0]"
     with pytest.raises(SpecError, match="needs str or bytes"):
         SCMSpec.from_json(None)
+
+
+def test_import_is_cheap():
+    """`import causalarena` must not pull in pyarrow, datasets or networkx (lazy attributes)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, causalarena; heavy = [m for m in ('pyarrow', 'datasets', 'networkx', "
+            "'scipy', 'sklearn') if m in sys.modules]; print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -2,8 +2,10 @@
 
 Adjacency convention everywhere: ``A[i, j] = 1`` iff edge ``i -> j`` (row = parent, column =
 child).  Entry points: :func:`build`, :func:`load`, :func:`sample`, :class:`SCMSpec`.
+Attributes are imported lazily, so ``import causalarena`` stays cheap.
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -11,23 +13,30 @@ try:
 except PackageNotFoundError:  # pragma: no cover - source tree without install
     __version__ = "0.0.0"
 
-from causalarena.errors import AuditError, CausalArenaError, ReleaseError, SpecError
-from causalarena.generator.sample import Table, sample
-from causalarena.loaders import iter_numpy, load, to_numpy
-from causalarena.release.build import build
-from causalarena.spec import SCMSpec
+_LAZY = {
+    "AuditError": "causalarena.errors",
+    "CausalArenaError": "causalarena.errors",
+    "ReleaseError": "causalarena.errors",
+    "SpecError": "causalarena.errors",
+    "SCMSpec": "causalarena.spec",
+    "Table": "causalarena.generator.sample",
+    "sample": "causalarena.generator.sample",
+    "build": "causalarena.release.build",
+    "iter_numpy": "causalarena.loaders.load",
+    "load": "causalarena.loaders.load",
+    "to_numpy": "causalarena.loaders.load",
+}
 
-__all__ = [
-    "AuditError",
-    "CausalArenaError",
-    "ReleaseError",
-    "SCMSpec",
-    "SpecError",
-    "Table",
-    "__version__",
-    "build",
-    "iter_numpy",
-    "load",
-    "sample",
-    "to_numpy",
-]
+__all__ = sorted([*_LAZY, "__version__"])
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'causalarena' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__
