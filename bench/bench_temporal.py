@@ -59,10 +59,16 @@ print(json.dumps({"pairs_per_s": n / dt, "seconds": dt,
 
 
 def _run(python: str, code: str, n: int, T: int) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
-    p = subprocess.run([python, "-c", code, str(n), str(T)], capture_output=True, text=True,
-                       env=env, timeout=3600)
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    p = subprocess.run(
+        [python, "-c", code, str(n), str(T)], capture_output=True, text=True, env=env, timeout=3600
+    )
     if p.returncode != 0:
         raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -76,16 +82,23 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     have = os.path.exists(a.dotime_python)
     if have:
-        chk = subprocess.run([a.dotime_python, "-c", "import dotime; print(dotime.__version__)"],
-                             capture_output=True, text=True)
+        chk = subprocess.run(
+            [a.dotime_python, "-c", "import dotime; print(dotime.__version__)"],
+            capture_output=True,
+            text=True,
+        )
         have = chk.returncode == 0
         ver = chk.stdout.strip() if have else None
     if not have:
-        print(f"dotime: not runnable at {a.dotime_python}; install it with "
-              "'python -m venv /tmp/dotime-venv && /tmp/dotime-venv/bin/pip install "
-              "dotime==0.2.0'. Printing causalarena only.")
-    print(f"{'system':<22}{'n':>7}{'pairs/s':>11}{'seconds':>10}{'peak MB':>10}"
-          f"{'diverged':>10}{'zeroed':>9}")
+        print(
+            f"dotime: not runnable at {a.dotime_python}; install it with "
+            "'python -m venv /tmp/dotime-venv && /tmp/dotime-venv/bin/pip install "
+            "dotime==0.2.0'. Printing causalarena only."
+        )
+    print(
+        f"{'system':<22}{'n':>7}{'pairs/s':>11}{'seconds':>10}{'peak MB':>10}"
+        f"{'diverged':>10}{'zeroed':>9}"
+    )
     rows = []
     for n in a.n:
         runs = [("causalarena", sys.executable, OURS)]
@@ -98,9 +111,11 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{name:<22}{n:>7}  failed: {exc}")
                 continue
             rows.append({"system": name, "n": n, **r})
-            print(f"{name:<22}{n:>7}{r['pairs_per_s']:>11.1f}{r['seconds']:>10.2f}"
-                  f"{r['peak_rss_mb']:>10.0f}{r['diverged_fraction']:>10.3f}"
-                  f"{r['released_zeroed_fraction']:>9.3f}")
+            print(
+                f"{name:<22}{n:>7}{r['pairs_per_s']:>11.1f}{r['seconds']:>10.2f}"
+                f"{r['peak_rss_mb']:>10.0f}{r['diverged_fraction']:>10.3f}"
+                f"{r['released_zeroed_fraction']:>9.3f}"
+            )
     print(json.dumps(rows))
 
 

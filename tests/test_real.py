@@ -34,6 +34,7 @@ from causalarena.loaders.real import (
 )
 from causalarena.loaders.real.registry import LT_EXPERIMENTS, WT_REGIME_TARGETS
 
+
 def _real_dir() -> Path:
     """$CAUSALARENA_REAL_DATA, else ``shared/data/real`` beside the repository (as in CI)."""
     import os

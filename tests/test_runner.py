@@ -20,9 +20,16 @@ def plugins(monkeypatch):
 
 def test_every_status_is_a_row(mini_release, tmp_path, plugins):
     out = tmp_path / "pred"
-    res = run(mini_release, "synthetic-obs", ["test-empty", "test-boom", "test-sleepy",
-                                               "test-bad-shape", "test-needs-int"],
-              out, timeout=3, workers=2, max_d=10, quiet=True)
+    res = run(
+        mini_release,
+        "synthetic-obs",
+        ["test-empty", "test-boom", "test-sleepy", "test-bad-shape", "test-needs-int"],
+        out,
+        timeout=3,
+        workers=2,
+        max_d=10,
+        quiet=True,
+    )
     assert res["counts"]["test-empty"] == {"ok": 10}
     assert res["counts"]["test-boom"] == {"failed": 10}
     assert res["counts"]["test-sleepy"] == {"timeout": 10}
@@ -40,12 +47,21 @@ def test_every_status_is_a_row(mini_release, tmp_path, plugins):
 
 def test_masks_reach_interventional_methods_only_on_obsint(mini_release, tmp_path, plugins):
     out = tmp_path / "pred"
-    res = run(mini_release, "synthetic-obsint", ["test-needs-int", "test-empty"], out,
-              timeout=30, max_d=10, quiet=True)
+    res = run(
+        mini_release,
+        "synthetic-obsint",
+        ["test-needs-int", "test-empty"],
+        out,
+        timeout=30,
+        max_d=10,
+        quiet=True,
+    )
     assert res["counts"]["test-needs-int"] == {"ok": 10}
     assert res["counts"]["test-empty"] == {"unsupported": 10}  # does not use masks
-    notes = [json.loads(r["notes"]) for r in
-             pq.read_table(out / "synthetic-obsint/test-needs-int.parquet").to_pylist()]
+    notes = [
+        json.loads(r["notes"])
+        for r in pq.read_table(out / "synthetic-obsint/test-needs-int.parquet").to_pylist()
+    ]
     assert all(n["saw_mask"] for n in notes)
 
 
@@ -65,16 +81,35 @@ def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, 
     out = tmp_path / "pred"
     run(mini_release, "synthetic-obs", ["test-empty", "test-boom"], out, max_d=10, quiet=True)
     # an external predictions file with an oracle, a transposed oracle and an unknown id
-    truth = pq.read_table(mini_release / "data/synthetic-obs",
-                          columns=["instance_id", "adjacency", "d"]).to_pylist()[:2]
+    truth = pq.read_table(
+        mini_release / "data/synthetic-obs", columns=["instance_id", "adjacency", "d"]
+    ).to_pylist()[:2]
     from causalarena.eval.predictions import prediction_table
 
     rows = []
-    for t, A in ((truth[0], np.array(truth[0]["adjacency"])), (truth[1], np.array(truth[1]["adjacency"]).T)):
-        rows.append({"instance_id": t["instance_id"], "config": "synthetic-obs", "method": "oracle",
-                     "status": "ok", "adjacency": A.astype(np.int8), "graph_type": "dag"})
-    rows.append({"instance_id": "nope", "method": "oracle", "status": "ok",
-                 "adjacency": np.zeros((3, 3), np.int8), "graph_type": "dag"})
+    for t, A in (
+        (truth[0], np.array(truth[0]["adjacency"])),
+        (truth[1], np.array(truth[1]["adjacency"]).T),
+    ):
+        rows.append(
+            {
+                "instance_id": t["instance_id"],
+                "config": "synthetic-obs",
+                "method": "oracle",
+                "status": "ok",
+                "adjacency": A.astype(np.int8),
+                "graph_type": "dag",
+            }
+        )
+    rows.append(
+        {
+            "instance_id": "nope",
+            "method": "oracle",
+            "status": "ok",
+            "adjacency": np.zeros((3, 3), np.int8),
+            "graph_type": "dag",
+        }
+    )
     pq.write_table(prediction_table(rows), out / "synthetic-obs/oracle.parquet")
     s = score_predictions(mini_release, out)
     empty = s[s.method == "test-empty"]

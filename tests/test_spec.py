@@ -148,13 +148,28 @@ def test_topological_order_respects_parents():
 @pytest.mark.parametrize(
     "stressor, fragment",
     [
-        ({"kind": "feature_warping", "params": {"columns": ["Q"], "transforms": ["tanh"]}}, "unknown variable"),
-        ({"kind": "feature_warping", "params": {"columns": ["X"], "transforms": ["cube"]}}, "unknown transform"),
-        ({"kind": "feature_warping", "params": {"columns": ["X", "Y"], "transforms": ["tanh"]}}, "equal length"),
+        (
+            {"kind": "feature_warping", "params": {"columns": ["Q"], "transforms": ["tanh"]}},
+            "unknown variable",
+        ),
+        (
+            {"kind": "feature_warping", "params": {"columns": ["X"], "transforms": ["cube"]}},
+            "unknown transform",
+        ),
+        (
+            {"kind": "feature_warping", "params": {"columns": ["X", "Y"], "transforms": ["tanh"]}},
+            "equal length",
+        ),
         ({"kind": "outliers", "params": {"fraction": 2.0}}, "must be in [0, 0.5]"),
         ({"kind": "missingness", "params": {"fractoin": 0.05}}, "unknown parameter"),
         ({"kind": "soft_intervention", "params": {"softness": "0.4"}}, "must be a number"),
-        ({"kind": "intervention_shift", "params": {"targets": ["X"], "scales": [], "shifts": []}}, "equal length"),
+        (
+            {
+                "kind": "intervention_shift",
+                "params": {"targets": ["X"], "scales": [], "shifts": []},
+            },
+            "equal length",
+        ),
     ],
 )
 def test_bad_stressor_params(stressor, fragment):
@@ -188,7 +203,9 @@ def test_import_is_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, causalarena; heavy = [m for m in ('pyarrow', 'datasets', 'networkx', "
-            "'scipy', 'sklearn') if m in sys.modules]; print(','.join(heavy))")
+    code = (
+        "import sys, causalarena; heavy = [m for m in ('pyarrow', 'datasets', 'networkx', "
+        "'scipy', 'sklearn') if m in sys.modules]; print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

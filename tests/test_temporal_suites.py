@@ -18,8 +18,11 @@ from causalarena.temporal.harness import NEAR_ZERO, evaluate, load_rows, make_in
 def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     small = {
-        n: replace(s, scales={"mini": 6, "full": s.scales["full"]},
-                   shard_size={"mini": 3, "full": s.shard_size["full"]})
+        n: replace(
+            s,
+            scales={"mini": 6, "full": s.scales["full"]},
+            shard_size={"mini": 3, "full": s.shard_size["full"]},
+        )
         for n, s in S.TEMPORAL_SUITES.items()
     }
     mp.setattr(S, "TEMPORAL_SUITES", small)
@@ -66,10 +69,12 @@ def test_load_with_datasets(built, monkeypatch):
 
 def test_determinism_workers_and_repeat(tmp_path):
     """Real mini scale (spawned workers see the registered suites, not a test patch)."""
-    a = build_temporal(["dot-generic", "dot-identifiability"], "mini", tmp_path / "a",
-                       workers=1, quiet=True)
-    b = build_temporal(["dot-generic", "dot-identifiability"], "mini", tmp_path / "b",
-                       workers=2, quiet=True)
+    a = build_temporal(
+        ["dot-generic", "dot-identifiability"], "mini", tmp_path / "a", workers=1, quiet=True
+    )
+    b = build_temporal(
+        ["dot-generic", "dot-identifiability"], "mini", tmp_path / "b", workers=2, quiet=True
+    )
     fa, fb = _files(a), _files(b)
     assert fa == fb
     # resume: a rerun reuses the shards (same bytes), a corrupted shard is rebuilt
@@ -101,16 +106,22 @@ def test_query_is_descendant_and_hidden_not_released(built):
             t0 = r["onset"]
             ok = ~np.isnan(r["x_obs"][:t0])
             assert np.allclose(r["x_obs"][:t0][ok], r["x_int"][:t0][ok])
-            assert np.allclose(r["x_int"][r["query_times"], r["query_column"]], r["y_true"],
-                               atol=1e-5 * (1 + np.abs(r["y_true"]).max()))
+            assert np.allclose(
+                r["x_int"][r["query_times"], r["query_column"]],
+                r["y_true"],
+                atol=1e-5 * (1 + np.abs(r["y_true"]).max()),
+            )
     assert seen_hidden > 0
 
 
 def test_null_effect_structure_has_zero_effect():
     suite = S.get_temporal_suite("dot-identifiability")
     names = suite.options["structures"]
-    idx = [i for i in suite.public_indices("full")[:40]
-           if names[i % len(names)] in ("observed_confounder", "unobserved_confounder")][:2]
+    idx = [
+        i
+        for i in suite.public_indices("full")[:40]
+        if names[i % len(names)] in ("observed_confounder", "unobserved_confounder")
+    ][:2]
     for ep in S.generate_suite_episodes(suite, idx):
         assert ep.null_effect
         assert np.array_equal(ep.y_true, ep.y_factual)
@@ -176,13 +187,17 @@ class Snoop:
             f = f.f_back
         if needle is None:
             for obj in gc.get_objects():
-                if isinstance(obj, dict) and obj.get("episode_id") == view.episode_id \
-                        and "y_true" in obj:
+                if (
+                    isinstance(obj, dict)
+                    and obj.get("episode_id") == view.episode_id
+                    and "y_true" in obj
+                ):
                     needle = obj["y_true"]
                     break
         if found is not None or needle is not None:
-            return np.asarray(needle if needle is not None else found[view.query_times,
-                                                                        view.query_column])
+            return np.asarray(
+                needle if needle is not None else found[view.query_times, view.query_column]
+            )
         return np.full(len(view.query_times), 1234.5)
 
 
@@ -237,8 +252,9 @@ def test_all_baselines_run_on_every_suite(built):
 
     for name in S.TEMPORAL_SUITES:
         rows = load_rows(built, name)
-        res = run_baselines(rows, ["pre_onset_mean", "last_value", "var", "backdoor_ols",
-                                   "naive_ols", "iv_2sls"])
+        res = run_baselines(
+            rows, ["pre_onset_mean", "last_value", "var", "backdoor_ols", "naive_ols", "iv_2sls"]
+        )
         for r in res.values():
             assert np.isfinite(r["pooled"]["rmse"])
         assert 0.0 <= res["var"]["pooled"]["coverage"] <= 1.0

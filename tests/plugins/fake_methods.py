@@ -11,9 +11,19 @@ from causalarena.baselines.registry import all_method_infos, register
 
 
 def _info(name: str, **kw) -> MethodInfo:
-    base = dict(name=name, display_name=name, family="control", supports_interventions=False,
-                requires_interventions=False, outputs_edge_scores=False, output_graph="dag",
-                library=None, extra=None, defaults={}, reference="test")
+    base = dict(
+        name=name,
+        display_name=name,
+        family="control",
+        supports_interventions=False,
+        requires_interventions=False,
+        outputs_edge_scores=False,
+        output_graph="dag",
+        library=None,
+        extra=None,
+        defaults={},
+        reference="test",
+    )
     base.update(kw)
     return MethodInfo(**base)
 
@@ -47,7 +57,11 @@ for name, fn, kw in [
     ("test-boom", _boom, {}),
     ("test-sleepy", _sleepy, {}),
     ("test-bad-shape", _bad_shape, {}),
-    ("test-needs-int", _mask_user, {"supports_interventions": True, "requires_interventions": True}),
+    (
+        "test-needs-int",
+        _mask_user,
+        {"supports_interventions": True, "requires_interventions": True},
+    ),
 ]:
     if name not in all_method_infos():
         register(Method(info=_info(name, **kw), fit=fn))

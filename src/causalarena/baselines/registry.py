@@ -110,7 +110,9 @@ def load_plugins(modules: list[str] | None = None) -> None:
         try:
             importlib.import_module(mod)
         except ImportError as exc:
-            raise ImportError(f"plugin module {mod!r} from ${PLUGIN_ENV} failed to import: {exc}") from None
+            raise ImportError(
+                f"plugin module {mod!r} from ${PLUGIN_ENV} failed to import: {exc}"
+            ) from None
 
 
 def install_command(info: MethodInfo, hint: str | None = None) -> str:

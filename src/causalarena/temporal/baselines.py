@@ -197,7 +197,9 @@ class _DelayRegression:
         out = np.full(len(v.query_times), y_mean)
         if a == v.query_column:
             vals, active = v.intervention_path(v.query_times)
-            return np.where(active, vals if v.intervention["type"] != "soft" else y_mean + vals, y_mean)
+            return np.where(
+                active, vals if v.intervention["type"] != "soft" else y_mean + vals, y_mean
+            )
         for k, q in enumerate(v.query_times):
             d = int(min(q - v.onset, x.shape[0] // 4))
             b = self._beta(v, x, a, d)
@@ -235,7 +237,9 @@ class IV2SLS(_DelayRegression):
         n = x.shape[0]
         s = np.arange(1, n - d)
         if z is None or s.size < 10:
-            self.info["weak_or_missing_instrument"] = self.info.get("weak_or_missing_instrument", 0) + 1
+            self.info["weak_or_missing_instrument"] = (
+                self.info.get("weak_or_missing_instrument", 0) + 1
+            )
             return super()._beta(v, x, a, d)
         Z = np.column_stack([np.ones(s.size), x[s, z]])
         A = x[s, a]
@@ -245,7 +249,9 @@ class IV2SLS(_DelayRegression):
         se = np.sqrt(np.sum(r**2) / max(s.size - 2, 1) / max(sz, 1e-12))
         F = float((g[1] / se) ** 2) if se > 0 else 0.0
         if F < self.f_min:
-            self.info["weak_or_missing_instrument"] = self.info.get("weak_or_missing_instrument", 0) + 1
+            self.info["weak_or_missing_instrument"] = (
+                self.info.get("weak_or_missing_instrument", 0) + 1
+            )
             return super()._beta(v, x, a, d)
         self.info["strong_instrument"] = self.info.get("strong_instrument", 0) + 1
         ahat = Z @ g
@@ -255,8 +261,8 @@ class IV2SLS(_DelayRegression):
 
 
 EFFECT_BASELINES = {
-    c.name: c for c in (Oracle, Zero, PreOnsetMean, LastValue, VARBaseline, BackdoorOLS,
-                         NaiveOLS, IV2SLS)
+    c.name: c
+    for c in (Oracle, Zero, PreOnsetMean, LastValue, VARBaseline, BackdoorOLS, NaiveOLS, IV2SLS)
 }
 
 

@@ -41,8 +41,15 @@ from causalarena.release.io import (
 from causalarena.temporal.suites import TEMPORAL_SUITES, TemporalSuite, get_temporal_suite
 
 GENERATION_FILES = (
-    "spec.py", "draw.py", "simulate.py", "generate.py", "observe.py", "structures.py",
-    "suites.py", "storage.py", "build.py",
+    "spec.py",
+    "draw.py",
+    "simulate.py",
+    "generate.py",
+    "observe.py",
+    "structures.py",
+    "suites.py",
+    "storage.py",
+    "build.py",
 )
 
 
@@ -159,8 +166,7 @@ def _check_out(out: Path, header: dict[str, Any]) -> None:
 def _zarr_files(out: Path, name: str) -> list[dict[str, Any]]:
     root = out / "zarr" / f"{name}.zarr"
     return [
-        {"path": p.relative_to(out).as_posix(), "bytes": p.stat().st_size,
-         "sha256": sha256_file(p)}
+        {"path": p.relative_to(out).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_file(p)}
         for p in sorted(q for q in root.rglob("*") if q.is_file())
     ]
 
@@ -198,8 +204,9 @@ def header_for(suites: list[TemporalSuite], scale: str, name: str) -> dict[str, 
                 "pool": s.pool_size,
                 "T": s.T,
                 "generator": s.family,
-                "options": {k: list(v) if isinstance(v, tuple) else v
-                            for k, v in s.options.items()},
+                "options": {
+                    k: list(v) if isinstance(v, tuple) else v for k, v in s.options.items()
+                },
                 "shard_size": s.shard_size[scale],
             }
             for s in suites
@@ -264,8 +271,10 @@ def build_temporal(
             else:
                 todo.append((s.name, k, key))
     if records and not quiet:
-        print(f"{outp}: reusing {len(records)} finished shard(s); building {len(todo)}",
-              file=sys.stderr)
+        print(
+            f"{outp}: reusing {len(records)} finished shard(s); building {len(todo)}",
+            file=sys.stderr,
+        )
     total = len(records) + len(todo)
     with progress(quiet) as bar:
         task = bar.add_task(f"building {label} ({scale})", total=total, completed=len(records))
@@ -278,15 +287,18 @@ def build_temporal(
             import multiprocessing as mp
 
             with ProcessPoolExecutor(max_workers=nw, mp_context=mp.get_context("spawn")) as ex:
-                futs = {ex.submit(build_shard, n, scale, k, str(outp), key): (n, k)
-                        for n, k, key in todo}
+                futs = {
+                    ex.submit(build_shard, n, scale, k, str(outp), key): (n, k)
+                    for n, k, key in todo
+                }
                 for fut in as_completed(futs):
                     records[futs[fut]] = fut.result()
                     bar.advance(task)
     ordered = [records[(s.name, k)] for s in suites for k in range(len(s.shards(scale)))]
     written = {f["path"] for r in ordered for f in r["files"]}
     foreign = sorted(
-        p.relative_to(outp).as_posix() for p in (outp / "data").rglob("*")
+        p.relative_to(outp).as_posix()
+        for p in (outp / "data").rglob("*")
         if p.is_file() and p.relative_to(outp).as_posix() not in written
     )
     if foreign:
@@ -301,8 +313,10 @@ def build_temporal(
             rp = outp / ".build" / f"{s.config}-zarr.json"
             zrec = _zarr_is_done(outp, rp, shas)
             if zrec is None:
-                write_zarr(outp / "zarr" / f"{s.name}.zarr",
-                           [outp / f["path"] for r in recs for f in r["files"]])
+                write_zarr(
+                    outp / "zarr" / f"{s.name}.zarr",
+                    [outp / f["path"] for r in recs for f in r["files"]],
+                )
                 zrec = {"parquet_sha256": shas, "files": _zarr_files(outp, s.name)}
                 atomic_write_json(rp, zrec)
             zinfo[s.name] = {
@@ -321,24 +335,47 @@ def build_temporal(
 
 def render_card(manifest: dict[str, Any], suites: list[TemporalSuite]) -> str:
     """Dataset card text: YAML ``configs`` (one per suite) and a short description."""
-    lines = ["---", "license: cc-by-4.0", "pretty_name: causalarena temporal suites",
-             "tags:", "- causal-inference", "- time-series", "- counterfactual", "configs:"]
+    lines = [
+        "---",
+        "license: cc-by-4.0",
+        "pretty_name: causalarena temporal suites",
+        "tags:",
+        "- causal-inference",
+        "- time-series",
+        "- counterfactual",
+        "configs:",
+    ]
     for s in suites:
-        lines += [f"- config_name: {s.config}", "  data_files:", "  - split: test",
-                  f"    path: data/{s.config}/*.parquet"]
-    lines += ["---", "", f"# {manifest['suite']} ({manifest['scale']})", "",
-              "Paired factual / intervened multivariate trajectories from random temporal "
-              "structural causal models, with the intervention, the query (a graph descendant "
-              "of the intervened variable at fixed offsets after onset) and the exact target "
-              "`y_true`.  Both arms share their exogenous noise (counterfactual pairs).", "",
-              "| config | episodes | description |", "| --- | --- | --- |"]
+        lines += [
+            f"- config_name: {s.config}",
+            "  data_files:",
+            "  - split: test",
+            f"    path: data/{s.config}/*.parquet",
+        ]
+    lines += [
+        "---",
+        "",
+        f"# {manifest['suite']} ({manifest['scale']})",
+        "",
+        "Paired factual / intervened multivariate trajectories from random temporal "
+        "structural causal models, with the intervention, the query (a graph descendant "
+        "of the intervened variable at fixed offsets after onset) and the exact target "
+        "`y_true`.  Both arms share their exogenous noise (counterfactual pairs).",
+        "",
+        "| config | episodes | description |",
+        "| --- | --- | --- |",
+    ]
     for s in suites:
         rows = manifest["configs"].get(s.config, {}).get("rows", 0)
         lines.append(f"| `{s.config}` | {rows} | {s.description} |")
-    lines += ["", "Load with `datasets.load_dataset(folder, config, split='test')`; the same "
-              "trajectories are in `zarr/<config>.zarr` for `xarray.open_zarr`.  Half of each "
-              "suite's index pool is reserved and not released.  Checksums of every file are "
-              "in `manifest.json`.", ""]
+    lines += [
+        "",
+        "Load with `datasets.load_dataset(folder, config, split='test')`; the same "
+        "trajectories are in `zarr/<config>.zarr` for `xarray.open_zarr`.  Half of each "
+        "suite's index pool is reserved and not released.  Checksums of every file are "
+        "in `manifest.json`.",
+        "",
+    ]
     return "\n".join(lines)
 
 

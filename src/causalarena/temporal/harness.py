@@ -55,9 +55,24 @@ NEAR_ZERO = 0.1
 CONTINUOUS_GAP = 0.1
 
 _PUBLIC = (
-    "episode_id", "suite", "variables", "x_context", "mask_context", "times", "onset",
-    "window_end", "intervention", "query_var", "query_column", "query_offsets", "query_times",
-    "adjacency_inst", "adjacency_lag", "max_lag", "T", "horizon",
+    "episode_id",
+    "suite",
+    "variables",
+    "x_context",
+    "mask_context",
+    "times",
+    "onset",
+    "window_end",
+    "intervention",
+    "query_var",
+    "query_column",
+    "query_offsets",
+    "query_times",
+    "adjacency_inst",
+    "adjacency_lag",
+    "max_lag",
+    "T",
+    "horizon",
 )
 
 
@@ -115,8 +130,15 @@ class ModelInput:
 def _rebuild(d: dict[str, Any]) -> ModelInput:
     d = dict(d)
     d["intervention"] = types.MappingProxyType(dict(d["intervention"]))
-    for k in ("x_context", "mask_context", "times", "query_offsets", "query_times",
-              "adjacency_inst", "adjacency_lag"):
+    for k in (
+        "x_context",
+        "mask_context",
+        "times",
+        "query_offsets",
+        "query_times",
+        "adjacency_inst",
+        "adjacency_lag",
+    ):
         if d[k] is not None:
             d[k] = _ro(d[k])
     return ModelInput(**d)
@@ -216,9 +238,7 @@ def evaluate(
     else:
         views = [make_input(r) for r in rows]
         preds = run_model(model, views, isolation)
-    recs = [
-        {**_normalise(p, len(r["y_true"])), "row": r} for p, r in zip(preds, rows, strict=True)
-    ]
+    recs = [{**_normalise(p, len(r["y_true"])), "row": r} for p, r in zip(preds, rows, strict=True)]
     out = score(recs)
     info = getattr(model, "info", None)
     if info:
@@ -233,8 +253,12 @@ def _dir(pred: np.ndarray, true: np.ndarray) -> dict[str, Any]:
     if n == 0:
         return {"acc": None, "se": None, "n": 0, "n_near_zero": int((~keep).sum())}
     p = float(np.mean(np.sign(pred[keep]) == np.sign(true[keep])))
-    return {"acc": p, "se": float(np.sqrt(p * (1 - p) / n)), "n": n,
-            "n_near_zero": int((~keep).sum())}
+    return {
+        "acc": p,
+        "se": float(np.sqrt(p * (1 - p) / n)),
+        "n": n,
+        "n_near_zero": int((~keep).sum()),
+    }
 
 
 def _group(q: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -264,9 +288,26 @@ def _group(q: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
-    cols: dict[str, list] = {k: [] for k in (
-        "y", "p", "yf", "pe", "var", "lo", "hi", "lev", "base", "suite", "structure",
-        "identifiable", "T", "itype", "null")}
+    cols: dict[str, list] = {
+        k: []
+        for k in (
+            "y",
+            "p",
+            "yf",
+            "pe",
+            "var",
+            "lo",
+            "hi",
+            "lev",
+            "base",
+            "suite",
+            "structure",
+            "identifiable",
+            "T",
+            "itype",
+            "null",
+        )
+    }
     for r in recs:
         row = r["row"]
         y, yf = np.asarray(row["y_true"]), np.asarray(row["y_factual"])
@@ -284,9 +325,14 @@ def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
         cols["hi"].append(r.get("upper", np.full(m, np.nan)))
         cols["lev"].append(np.full(m, r["level"]))
         cols["base"].append(off - off[0])
-        for k, val in (("suite", row["suite"]), ("structure", row["structure"]),
-                       ("identifiable", str(row["identifiable"])), ("T", int(row["T"])),
-                       ("itype", row["intervention_type"]), ("null", bool(row["null_effect"]))):
+        for k, val in (
+            ("suite", row["suite"]),
+            ("structure", row["structure"]),
+            ("identifiable", str(row["identifiable"])),
+            ("T", int(row["T"])),
+            ("itype", row["intervention_type"]),
+            ("null", bool(row["null_effect"])),
+        ):
             cols[k].append(np.full(m, val, dtype=object))
     return {k: np.concatenate(v) if v else np.array([]) for k, v in cols.items()}
 
@@ -302,9 +348,13 @@ def score(recs: list[dict[str, Any]]) -> dict[str, Any]:
     for b in sorted(set(f["base"].tolist())):
         out["per_offset"][int(b)] = _group(_sub(f, f["base"] == b))
     slices: dict[str, dict[str, Any]] = {}
-    for name, key in (("suite", "suite"), ("structure", "structure"),
-                      ("identifiable", "identifiable"), ("T", "T"),
-                      ("intervention_type", "itype")):
+    for name, key in (
+        ("suite", "suite"),
+        ("structure", "structure"),
+        ("identifiable", "identifiable"),
+        ("T", "T"),
+        ("intervention_type", "itype"),
+    ):
         vals = sorted({str(v) for v in f[key].tolist()})
         slices[name] = {v: _group(_sub(f, f[key].astype(str) == v)) for v in vals}
     out["slices"] = slices

@@ -179,9 +179,7 @@ def episodes_to_arrow(episodes: Iterable[SuiteEpisode]) -> pa.Table:
         elif f.name == "adjacency_inst":
             arrays.append(_nested(v, pa.int8()))
         elif f.name == "adjacency_lag":
-            arrays.append(
-                pa.array([x.tolist() for x in v], type=f.type)
-            )
+            arrays.append(pa.array([x.tolist() for x in v], type=f.type))
         else:
             arrays.append(pa.array(v, type=f.type))
     return pa.Table.from_arrays(arrays, schema=EPISODE_SCHEMA)
@@ -220,7 +218,11 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
         out[k] = np.asarray(row[k], dtype=np.intp)
     for k in ("y_true", "y_factual"):
         out[k] = np.asarray(row[k], dtype=np.float64)
-    out["intervention"] = json.loads(row["intervention"]) if isinstance(row["intervention"], str) else row["intervention"]
+    out["intervention"] = (
+        json.loads(row["intervention"])
+        if isinstance(row["intervention"], str)
+        else row["intervention"]
+    )
     return out
 
 
@@ -278,11 +280,19 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
 
     def arr(name, shape, dtype, dims, fill):
         if len(shape) == 1:
-            return root.create_array(name, shape=shape, chunks=(E,), dtype=dtype,
-                                     fill_value=fill, dimension_names=dims)
+            return root.create_array(
+                name, shape=shape, chunks=(E,), dtype=dtype, fill_value=fill, dimension_names=dims
+            )
         kw = {"shards": (sh,) + shape[1:]} if shard_ok else {}
-        return root.create_array(name, shape=shape, chunks=(1,) + shape[1:], dtype=dtype,
-                                 fill_value=fill, dimension_names=dims, **kw)
+        return root.create_array(
+            name,
+            shape=shape,
+            chunks=(1,) + shape[1:],
+            dtype=dtype,
+            fill_value=fill,
+            dimension_names=dims,
+            **kw,
+        )
 
     dims3 = ("episode", "time", "variable")
     za = {
@@ -296,8 +306,20 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
     per_ep = {k: [] for k in ("episode", "query_column", "onset")}
     off = 0
     for p in shard_paths:
-        t = pq.read_table(p, columns=["index", "x_obs", "x_int", "times", "mask",
-                                      "query_column", "onset", "T", "n_vars"])
+        t = pq.read_table(
+            p,
+            columns=[
+                "index",
+                "x_obs",
+                "x_int",
+                "times",
+                "mask",
+                "query_column",
+                "onset",
+                "T",
+                "n_vars",
+            ],
+        )
         R = t.num_rows
         Tr = t["T"].to_numpy().astype(np.int64)
         Nr = t["n_vars"].to_numpy().astype(np.int64)
@@ -307,8 +329,11 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
                 continue
             col = t[name]
             flat = _flat(col, 2)
-            block = (np.zeros((R, Tm, Nm), dtype=bool) if name == "mask"
-                     else np.full((R, Tm, Nm), np.nan, dtype=np.float32))
+            block = (
+                np.zeros((R, Tm, Nm), dtype=bool)
+                if name == "mask"
+                else np.full((R, Tm, Nm), np.nan, dtype=np.float32)
+            )
             pos = 0
             nulls = col.is_null().to_numpy(zero_copy_only=False)
             for e in range(R):

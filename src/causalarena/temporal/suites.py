@@ -113,14 +113,14 @@ class TemporalSuite:
 
     def get_scale(self, scale: str) -> int:
         if scale not in self.scales:
-            raise ValueError(f"unknown scale {scale!r} for {self.name}; known: {sorted(self.scales)}")
+            raise ValueError(
+                f"unknown scale {scale!r} for {self.name}; known: {sorted(self.scales)}"
+            )
         return self.scales[scale]
 
     def seed_sequence(self) -> np.random.SeedSequence:
         """Base seed of every episode stream of this suite and version."""
-        return np.random.SeedSequence(
-            self.seed, spawn_key=(_crc(self.name), _crc(self.version))
-        )
+        return np.random.SeedSequence(self.seed, spawn_key=(_crc(self.name), _crc(self.version)))
 
     @property
     def pool_size(self) -> int:
@@ -156,9 +156,7 @@ class TemporalSuite:
         """Reserved partners of the public indices of ``scale`` (never released)."""
         pub = self.public_indices(scale)
         g = self.group
-        return sorted(
-            (i + g if (i % (2 * g)) < g else i - g) for i in pub
-        )
+        return sorted((i + g if (i % (2 * g)) < g else i - g) for i in pub)
 
     def shards(self, scale: str) -> list[list[int]]:
         """Public indices of each Parquet shard (fixed per scale, whatever the workers)."""
@@ -179,42 +177,76 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
     s.name: s
     for s in (
         TemporalSuite(
-            "dot-generic", "1.0", 20260801, "generic", _scales(100, 100_000),
+            "dot-generic",
+            "1.0",
+            20260801,
+            "generic",
+            _scales(100, 100_000),
             description="Generic prior: diverse/chain/regime temporal SCMs, N 3-10, K 1-3.",
         ),
         TemporalSuite(
-            "dot-identifiability", "1.0", 20260802, "structures", _scales(90, 9_000),
-            group=len(STRUCTURES), options={"structures": tuple(STRUCTURES)},
+            "dot-identifiability",
+            "1.0",
+            20260802,
+            "structures",
+            _scales(90, 9_000),
+            group=len(STRUCTURES),
+            options={"structures": tuple(STRUCTURES)},
             description="Nine named identification structures with exact labels.",
         ),
         TemporalSuite(
-            "dot-regimeswitch", "1.0", 20260803, "generic", _scales(100, 10_000),
+            "dot-regimeswitch",
+            "1.0",
+            20260803,
+            "generic",
+            _scales(100, 10_000),
             options={"kind": "regime"},
             description="Regime-switching temporal SCMs (time or Markov switches).",
         ),
         TemporalSuite(
-            "dot-continuous", "1.0", 20260804, "continuous", _scales(60, 5_000),
+            "dot-continuous",
+            "1.0",
+            20260804,
+            "continuous",
+            _scales(60, 5_000),
             options={"schedules": ("regular",)},
             description="Continuous-time SDE pairs read on a regular grid of 200 observations.",
         ),
         TemporalSuite(
-            "dot-continuous-irregular", "1.0", 20260805, "continuous", _scales(60, 5_000),
+            "dot-continuous-irregular",
+            "1.0",
+            20260805,
+            "continuous",
+            _scales(60, 5_000),
             options={"schedules": ("jittered", "poisson")},
             description="Continuous-time SDE pairs read on jittered or Poisson schedules.",
         ),
         TemporalSuite(
-            "dot-seasonal-trend", "1.0", 20260806, "structures", _scales(80, 8_000),
-            group=len(CONFOUNDED), options={"structures": CONFOUNDED, "drivers": True},
+            "dot-seasonal-trend",
+            "1.0",
+            20260806,
+            "structures",
+            _scales(80, 8_000),
+            group=len(CONFOUNDED),
+            options={"structures": CONFOUNDED, "drivers": True},
             description="Confounded structures with a seasonal confounder and trending treatment.",
         ),
         TemporalSuite(
-            "dot-wide", "1.0", 20260807, "generic", _scales(50, 2_000),
+            "dot-wide",
+            "1.0",
+            20260807,
+            "generic",
+            _scales(50, 2_000),
             shard_size={"mini": 25, "full": 250},
             options={"n_range": (10, 40), "k_range": (1, 8), "kind": "diverse"},
             description="Wide generic SCMs: N 10-40 variables, K 1-8 lags.",
         ),
         TemporalSuite(
-            "dot-observed", "1.0", 20260808, "generic", _scales(100, 10_000),
+            "dot-observed",
+            "1.0",
+            20260808,
+            "generic",
+            _scales(100, 10_000),
             options={"missing": (0.05, 0.3)},
             description="Generic prior with MCAR missingness in the released factual arm.",
         ),
@@ -296,7 +328,9 @@ def generate_suite_episodes(suite: TemporalSuite, indices: Sequence[int]) -> lis
     return _discrete(suite, ss, [int(i) for i in indices])
 
 
-def _draw_generic(suite: TemporalSuite, ss, i: int, a: int) -> tuple[TemporalSCM, TemporalIntervention]:
+def _draw_generic(
+    suite: TemporalSuite, ss, i: int, a: int
+) -> tuple[TemporalSCM, TemporalIntervention]:
     o = suite.options
     n_vars = max_lag = None
     if "n_range" in o:
@@ -312,7 +346,9 @@ def _draw_generic(suite: TemporalSuite, ss, i: int, a: int) -> tuple[TemporalSCM
     return s, iv
 
 
-def _draw_structure(suite: TemporalSuite, ss, i: int, a: int) -> tuple[TemporalSCM, TemporalIntervention]:
+def _draw_structure(
+    suite: TemporalSuite, ss, i: int, a: int
+) -> tuple[TemporalSCM, TemporalIntervention]:
     names = suite.options["structures"]
     name = names[i % len(names)]
     rng = episode_stream(ss, (i, a), S_DRAW)
@@ -320,8 +356,13 @@ def _draw_structure(suite: TemporalSuite, ss, i: int, a: int) -> tuple[TemporalS
     if suite.options.get("drivers"):
         conf = "U" if "U" in s.names else "C"
         drv = [
-            Driver(kind="seasonal", node=conf, amplitude=float(rng.uniform(0.5, 1.5)),
-                   period=float(rng.uniform(8.0, 30.0)), phase=float(rng.uniform(0, 2 * np.pi))),
+            Driver(
+                kind="seasonal",
+                node=conf,
+                amplitude=float(rng.uniform(0.5, 1.5)),
+                period=float(rng.uniform(8.0, 30.0)),
+                phase=float(rng.uniform(0, 2 * np.pi)),
+            ),
             Driver(kind="trend", node="A", slope=float(rng.uniform(-0.01, 0.01))),
         ]
         s = TemporalSCM(**{**s.model_dump(), "drivers": [d.model_dump() for d in drv]})
@@ -361,8 +402,12 @@ def _discrete(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             q = _query_for(ss, i, a, s, iv, T, DISCRETE_OFFSETS)
             items.append((i, a, s, iv, q))
         b = simulate(
-            [it[2] for it in items], T, [it[3] for it in items], ss,
-            keys=[(it[0], it[1]) for it in items], pair_mode="counterfactual",
+            [it[2] for it in items],
+            T,
+            [it[3] for it in items],
+            ss,
+            keys=[(it[0], it[1]) for it in items],
+            pair_mode="counterfactual",
         )
         nxt = []
         for e, (i, a, s, iv, q) in enumerate(items):
@@ -385,13 +430,30 @@ def _discrete(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             name, ident, null = _label(s)
             t0, t1 = int(b.window[e, 0]), int(b.window[e, 1])
             done[i] = SuiteEpisode(
-                suite=suite.name, version=suite.version, index=i, attempt=a, scm=s,
+                suite=suite.name,
+                version=suite.version,
+                index=i,
+                attempt=a,
+                scm=s,
                 intervention=_resolved(iv, b.value[e]),
-                variables=[s.names[c] for c in obs], x_obs=x_obs, x_int=X, x_fact=F,
-                times=None, mask=mask, onset=t0, window_end=t1, query=q, query_column=qc,
-                y_true=X[q.times, qc], y_factual=F[q.times, qc], structure=name,
-                identifiable=ident, null_effect=null, pair_mode=b.pair_mode,
-                positivity=float(b.positivity[e]), percentile=float(b.percentile[e]),
+                variables=[s.names[c] for c in obs],
+                x_obs=x_obs,
+                x_int=X,
+                x_fact=F,
+                times=None,
+                mask=mask,
+                onset=t0,
+                window_end=t1,
+                query=q,
+                query_column=qc,
+                y_true=X[q.times, qc],
+                y_factual=F[q.times, qc],
+                structure=name,
+                identifiable=ident,
+                null_effect=null,
+                pair_mode=b.pair_mode,
+                positivity=float(b.positivity[e]),
+                percentile=float(b.percentile[e]),
                 level=float(b.level[e]),
                 diagnostics={k: float(v[e]) for k, v in b.diagnostics.items()},
             )
@@ -414,8 +476,13 @@ def _continuous(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             s, iv = _draw_generic(suite, ss, i, a)
             items.append((i, a, s, iv))
         b = simulate_continuous(
-            [it[2] for it in items], H, [it[3] for it in items], ss, dt=dt,
-            keys=[(it[0], it[1]) for it in items], pair_mode="counterfactual",
+            [it[2] for it in items],
+            H,
+            [it[3] for it in items],
+            ss,
+            dt=dt,
+            keys=[(it[0], it[1]) for it in items],
+            pair_mode="counterfactual",
         )
         nxt = []
         for e, (i, a, s, iv) in enumerate(items):
@@ -434,8 +501,9 @@ def _continuous(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             w0, w1 = iv.window_times(H)
             j0 = min(int(np.searchsorted(times, w0 - 1e-9)), M - 1)
             j1 = int(np.searchsorted(times, w1 - 1e-9))
-            q0 = select_query(episode_stream(ss, (i, a), S_QUERY), s, iv, M,
-                              offsets=CONTINUOUS_OFFSETS)
+            q0 = select_query(
+                episode_stream(ss, (i, a), S_QUERY), s, iv, M, offsets=CONTINUOUS_OFFSETS
+            )
             lag_obs = int(np.ceil(q0.min_lag * s.lag_time / gap))
             off = np.array([lag_obs + o for o in CONTINUOUS_OFFSETS], dtype=np.intp)
             qt = j0 + off
@@ -448,13 +516,31 @@ def _continuous(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             qc = _released_query(q, obs)
             name, ident, null = _label(s)
             done[i] = SuiteEpisode(
-                suite=suite.name, version=suite.version, index=i, attempt=a, scm=s,
+                suite=suite.name,
+                version=suite.version,
+                index=i,
+                attempt=a,
+                scm=s,
                 intervention=_resolved(iv, b.value[e]),
-                variables=[s.names[c] for c in obs], x_obs=F, x_int=X, x_fact=F,
-                times=times, mask=None, onset=j0, window_end=j1, query=q, query_column=qc,
-                y_true=X[qt, qc], y_factual=F[qt, qc], structure=name, identifiable=ident,
-                null_effect=null, pair_mode=b.pair_mode, positivity=float(b.positivity[e]),
-                percentile=float(b.percentile[e]), level=float(b.level[e]),
+                variables=[s.names[c] for c in obs],
+                x_obs=F,
+                x_int=X,
+                x_fact=F,
+                times=times,
+                mask=None,
+                onset=j0,
+                window_end=j1,
+                query=q,
+                query_column=qc,
+                y_true=X[qt, qc],
+                y_factual=F[qt, qc],
+                structure=name,
+                identifiable=ident,
+                null_effect=null,
+                pair_mode=b.pair_mode,
+                positivity=float(b.positivity[e]),
+                percentile=float(b.percentile[e]),
+                level=float(b.level[e]),
                 diagnostics={k: float(v[e]) for k, v in b.diagnostics.items()},
             )
         pending = nxt
