@@ -140,9 +140,25 @@ def _worker(
         conn.close()
 
 
+#: Imported once by the fork server, so each run's fresh process starts with them loaded.
+#: Only libraries that leave global state alone at import: gcastle and dagma change torch's
+#: default dtype when imported, so torch-based libraries are imported inside each run instead.
+#: A library that is not installed is skipped by the fork server.
+PRELOAD = (
+    "numpy",
+    "scipy",
+    "sklearn.linear_model",
+    "causalarena.baselines.registry",
+    "causalarena.baselines.regress",
+    "causallearn.search.ConstraintBased.PC",
+    "causallearn.search.ScoreBased.GES",
+    "lingam",
+)
+
+
 def _context():
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["numpy", "scipy", "causalarena.baselines.registry"])
+    ctx.set_forkserver_preload(list(PRELOAD))
     return ctx
 
 
