@@ -409,3 +409,21 @@ def test_metadata_files_rewrite_is_deterministic(copy):
     }
     write_metadata_files(copy)
     assert {p: (copy / p).read_bytes() for p in before} == before
+
+
+def test_build_never_rewrites_a_frozen_folder(copy):
+    from causalarena.errors import ReleaseError
+    from causalarena.release.build import build
+
+    manifest_before = (copy / "manifest.json").read_bytes()
+    # complete and frozen: a rebuild is a no-op that keeps the freeze record
+    build("arena-synthetic", scale="mini", out=copy, quiet=True)
+    assert (copy / "manifest.json").read_bytes() == manifest_before
+    assert "freeze" in json.loads(manifest_before)
+    # a damaged shard would have to be rebuilt: refused, naming it, nothing rewritten
+    victim = copy / read_manifest(copy)["files"][3]["path"]
+    victim.write_bytes(victim.read_bytes()[:-5])
+    with pytest.raises(ReleaseError, match="is frozen here") as exc:
+        build("arena-synthetic", scale="mini", out=copy, quiet=True)
+    assert victim.relative_to(copy).as_posix() in str(exc.value)
+    assert (copy / "manifest.json").read_bytes() == manifest_before

@@ -393,6 +393,18 @@ def build(
             records[b] = rec
         else:
             todo.append(b)
+    from causalarena.release.freeze import registry_path
+
+    if registry_path(outp, None, sdef.version).is_file():
+        if todo:
+            would = sorted(shard_path(c, *sdef.blocks()[b]) for b in todo for c in sdef.configs)
+            raise ReleaseError(
+                f"{outp}: version {sdef.version} is frozen here, and building would rewrite "
+                f"{len(would)} shard(s), e.g. {would[:3]}; build into a new folder and compare "
+                "with `causalarena release freeze NEW --version X.Y.Z --against "
+                f"{outp}`"
+            )
+        return outp  # frozen and complete: leave manifest, freeze record and metadata untouched
     if records and not quiet:
         import sys
 
