@@ -555,3 +555,14 @@ def test_real_metadata_model_is_strict(real_release):
         ReleaseMetadata.model_validate({**data, "family": "synthetic"})
     with pytest.raises(ValidationError):
         ReleaseMetadata.model_validate({**data, "license": "mit"})
+
+
+def test_info_summarises_a_real_release(real_release, capsys):
+    from causalarena.cli import main
+
+    out, summary = real_release
+    assert main(["info", str(out)]) == 0
+    text = capsys.readouterr().out
+    for name, d in summary["built"].items():
+        assert name in text and d["licence"] in text
+    assert "not verified truth" in text

@@ -281,3 +281,13 @@ def test_graph_track_pcmciplus():
     rows = [decode_row(r) for r in episodes_to_arrow(eps).to_pylist()]
     out = graph_track(rows, "pcmciplus", tau_max=1)
     assert out["instantaneous"]["shd"] is not None and out["lagged"]["f1"] is not None
+
+
+def test_info_summarises_a_temporal_release(built, capsys):
+    from causalarena.cli import main
+
+    assert main(["info", str(built)]) == 0
+    text = capsys.readouterr().out
+    m = json.loads((built / "manifest.json").read_text())
+    for config, c in m["configs"].items():
+        assert config[:12] in text and str(c["rows"]) in text

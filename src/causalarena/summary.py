@@ -92,6 +92,11 @@ def collect(folder: str | Path) -> dict[str, Any]:
 
 
 def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
+    """Print the summary of any release folder (synthetic, real or temporal)."""
+    return _print_summary(folder, console)
+
+
+def _print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     """Print the summary tables with rich and return :func:`collect`'s result."""
     from rich.console import Console
     from rich.table import Table
@@ -108,6 +113,13 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
             f"manifest.json (run `causalarena verify {folder}`): "
             + ", ".join(f"{p['path']} ({p['problem']})" for p in problems[:5])
         )
+    from causalarena.release.manifest import read_manifest
+
+    family = read_manifest(folder).get("family", "synthetic")
+    if family == "real":
+        return _print_real(folder, console)
+    if family == "temporal":
+        return _print_temporal(folder, console)
     s = collect(folder)
     m = s["manifest"]
     console.print(
@@ -152,3 +164,87 @@ def print_summary(folder: str | Path, console=None) -> dict[str, Any]:
         f"mean candidates per SCM {a['mean_attempts']:.2f}"
     )
     return s
+
+
+def _print_real(folder: str | Path, console) -> dict[str, Any]:
+    """Summary of a real-data release: one line per dataset from the manifest header."""
+    from rich.table import Table
+
+    from causalarena.release.manifest import read_manifest
+
+    m = read_manifest(folder)
+    console.print(
+        f"[bold]{m['suite']}[/bold] v{m['version']}: "
+        + ", ".join(f"{c}={v['rows']} datasets" for c, v in sorted(m["configs"].items()))
+    )
+    t = Table(title="Real tables (reference graphs are literature references, not verified truth)")
+    names = sorted(m.get("datasets", {}))
+    t.add_column("dataset", no_wrap=True, min_width=max(map(len, names), default=7))
+    for col in (
+        "rows (obs)",
+        "variables",
+        "reference edges",
+        "interventional rows",
+        "licence",
+        "configs",
+    ):
+        t.add_column(col)
+    for name, d in sorted(m.get("datasets", {}).items()):
+        t.add_row(
+            name,
+            f"{d['rows']} ({d['rows_obs']})",
+            str(d["columns"]),
+            str(d["edges"]),
+            str(d["interventions"]),
+            d["licence"],
+            ", ".join(d["configs"]),
+        )
+    console.print(t)
+    for name, why in sorted(m.get("unavailable", {}).items()):
+        console.print(f"unavailable {name}: {why}")
+    return {"manifest": m}
+
+
+def _print_temporal(folder: str | Path, console) -> dict[str, Any]:
+    """Summary of a temporal release: episodes, structures and stability per suite."""
+    import pyarrow.parquet as pq
+    from rich.table import Table
+
+    from causalarena.release.manifest import read_manifest
+
+    m = read_manifest(folder)
+    t = Table(title=f"{m['suite']} v{m['version']} ({m['scale']}): temporal episodes")
+    for col in (
+        "config",
+        "episodes",
+        "N (mean)",
+        "T",
+        "structures",
+        "pair modes",
+        "spectral radius (mean)",
+        "redraws",
+    ):
+        t.add_column(col)
+    out = {}
+    for config in sorted(m["configs"]):
+        tab = pq.read_table(
+            Path(folder) / "data" / config,
+            columns=["n_vars", "T", "structure", "pair_mode", "spectral_radius", "attempts"],
+        ).to_pandas()
+        out[config] = len(tab)
+        t.add_row(
+            config,
+            str(len(tab)),
+            f"{tab.n_vars.mean():.1f}",
+            _span(sorted(int(x) for x in tab["T"].unique())),
+            str(tab.structure.nunique()),
+            ",".join(sorted(tab.pair_mode.unique())),
+            f"{tab.spectral_radius.mean():.2f}",
+            str(int((tab.attempts > 1).sum())),
+        )
+    console.print(t)
+    return {"manifest": m, "episodes": out}
+
+
+def _span(values: list[int]) -> str:
+    return ",".join(map(str, values)) if len(values) <= 3 else f"{values[0]}-{values[-1]}"
