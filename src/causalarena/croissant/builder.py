@@ -20,6 +20,7 @@ JSON-LD context does not resolve loads zero records while validation passes).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,51 @@ def _field(config: str, f: Feature, docs: dict[str, str] | None = None) -> Any:
     )
 
 
+def _files_and_record_sets(
+    manifest: dict[str, Any],
+    meta: ReleaseMetadata,
+    file_description: Callable[[dict[str, Any]], str],
+    record_description: Callable[[Any], str],
+    docs: dict[str, str] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """One FileObject per shard (with its sha256), then per config a FileSet and a RecordSet
+    whose Fields cover every column; only the descriptions differ between release families."""
+    import mlcroissant as mlc
+
+    dist: list[Any] = [
+        mlc.FileObject(
+            id=f["path"],
+            name=Path(f["path"]).name,
+            description=file_description(f),
+            content_url=f["path"],
+            content_size=f"{f['bytes']} B",
+            encoding_formats=[ENCODING],
+            sha256=f["sha256"],
+        )
+        for f in manifest["files"]
+    ]
+    record_sets = []
+    for c in meta.configs:
+        dist.append(
+            mlc.FileSet(
+                id=fileset_id(c.name),
+                name=fileset_id(c.name),
+                description=f"All Parquet shards of config {c.name} (split {c.split}).",
+                encoding_formats=[ENCODING],
+                includes=[c.data_files],
+            )
+        )
+        record_sets.append(
+            mlc.RecordSet(
+                id=c.name,
+                name=c.name,
+                description=record_description(c),
+                fields=[_field(c.name, f, docs) for f in c.features],
+            )
+        )
+    return dist, record_sets
+
+
 def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]:
     """The Croissant JSON-LD of a release folder.
 
@@ -114,40 +160,15 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
     manifest = read_manifest(folder)
     if meta.is_real:
         return _build_real_croissant(manifest, meta)
-    dist: list[Any] = [
-        mlc.FileObject(
-            id=f["path"],
-            name=Path(f["path"]).name,
-            description=f"{f.get('config')} shard ({f.get('rows')} rows)",
-            content_url=f["path"],
-            content_size=f"{f['bytes']} B",
-            encoding_formats=[ENCODING],
-            sha256=f["sha256"],
-        )
-        for f in manifest["files"]
-    ]
-    record_sets = []
-    for c in meta.configs:
-        dist.append(
-            mlc.FileSet(
-                id=fileset_id(c.name),
-                name=fileset_id(c.name),
-                description=f"All Parquet shards of config {c.name} (split {c.split}).",
-                encoding_formats=[ENCODING],
-                includes=[c.data_files],
-            )
-        )
-        record_sets.append(
-            mlc.RecordSet(
-                id=c.name,
-                name=c.name,
-                description=(
-                    f"One record per dataset instance of config {c.name} ({c.rows} records, "
-                    f"split {c.split}). Adjacency: A[i][j] = 1 iff i -> j."
-                ),
-                fields=[_field(c.name, f) for f in c.features],
-            )
-        )
+    dist, record_sets = _files_and_record_sets(
+        manifest,
+        meta,
+        lambda f: f"{f.get('config')} shard ({f.get('rows')} rows)",
+        lambda c: (
+            f"One record per dataset instance of config {c.name} ({c.rows} records, "
+            f"split {c.split}). Adjacency: A[i][j] = 1 iff i -> j."
+        ),
+    )
     authors = " and ".join(
         f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names
     )
@@ -223,45 +244,21 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
     real = meta.real
     assert real is not None
     docs = column_docs(meta)
-    dist: list[Any] = [
-        mlc.FileObject(
-            id=f["path"],
-            name=Path(f["path"]).name,
-            description=(
-                f"{f.get('config')} shard of dataset {f.get('dataset')} ({f.get('rows')} rows); "
-                f"licence {f.get('licence')}, "
-                f"{'redistributable' if f.get('redistributable') else 'not redistributable'}"
-            ),
-            content_url=f["path"],
-            content_size=f"{f['bytes']} B",
-            encoding_formats=[ENCODING],
-            sha256=f["sha256"],
-        )
-        for f in manifest["files"]
-    ]
-    record_sets = []
-    for c in meta.configs:
-        dist.append(
-            mlc.FileSet(
-                id=fileset_id(c.name),
-                name=fileset_id(c.name),
-                description=f"All Parquet shards of config {c.name} (split {c.split}).",
-                encoding_formats=[ENCODING],
-                includes=[c.data_files],
-            )
-        )
-        record_sets.append(
-            mlc.RecordSet(
-                id=c.name,
-                name=c.name,
-                description=(
-                    f"One record per real dataset of config {c.name} ({c.rows} records, split "
-                    f"{c.split}). Adjacency: reference graph from the literature, A[i][j] = 1 "
-                    "iff i -> j; not verified truth."
-                ),
-                fields=[_field(c.name, f, docs) for f in c.features],
-            )
-        )
+    dist, record_sets = _files_and_record_sets(
+        manifest,
+        meta,
+        lambda f: (
+            f"{f.get('config')} shard of dataset {f.get('dataset')} ({f.get('rows')} rows); "
+            f"licence {f.get('licence')}, "
+            f"{'redistributable' if f.get('redistributable') else 'not redistributable'}"
+        ),
+        lambda c: (
+            f"One record per real dataset of config {c.name} ({c.rows} records, split "
+            f"{c.split}). Adjacency: reference graph from the literature, A[i][j] = 1 "
+            "iff i -> j; not verified truth."
+        ),
+        docs,
+    )
     authors = " and ".join(
         f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names
     )
