@@ -155,6 +155,11 @@ def cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
         "abstract": meta.summary + ("" if meta.doi else " " + PENDING),
         "keywords": meta.keywords,
     }
+    return _with_publication(d, meta)
+
+
+def _with_publication(d: dict[str, Any], meta: ReleaseMetadata) -> dict[str, Any]:
+    """Add DOI, release date, Hub URL, identifiers and the preferred citation (in CFF order)."""
     if meta.doi:
         d["doi"] = meta.doi
     if meta.date_released:
@@ -200,26 +205,7 @@ def _real_cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
         ),
         "keywords": meta.keywords,
     }
-    if meta.doi:
-        d["doi"] = meta.doi
-    if meta.date_released:
-        d["date-released"] = meta.date_released
-    if meta.hub_url:
-        d["url"] = meta.hub_url
-        d["repository"] = meta.hub_url
-    ids = []
-    if meta.doi:
-        ids.append(
-            {"type": "doi", "value": meta.doi, "description": f"This version ({meta.version})"}
-        )
-    if meta.previous_doi:
-        ids.append({"type": "doi", "value": meta.previous_doi, "description": "Previous version"})
-    if meta.hub_url:
-        ids.append({"type": "url", "value": meta.hub_url, "description": "Hugging Face dataset"})
-    if ids:
-        d["identifiers"] = ids
-    d["preferred-citation"] = _paper_cff()
-    return d
+    return _with_publication(d, meta)
 
 
 def render_cff(meta: ReleaseMetadata) -> str:
