@@ -383,7 +383,6 @@ def _validate_semantics(spec: SCMSpec) -> None:
     from causalarena.generator.distributions import DEPENDENCIES, NOISES, ROOTS
     from causalarena.generator.mechanisms import MECHANISMS
 
-    names = spec.names
     seen: set[str] = set()
     for v in spec.variables:
         if v.name in seen:
@@ -501,7 +500,6 @@ def _validate_semantics(spec: SCMSpec) -> None:
                 iv.value_rule.model_dump(),
                 "low_q must be below high_q",
             )
-    del names
 
 
 _FRACTION = ("outliers", "missingness", "feature_corruption")

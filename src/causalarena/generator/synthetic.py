@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from causalarena.generator.graphs import GRAPH_FAMILIES, sample_graph
+from causalarena.generator.sample import _stream as stream
 from causalarena.generator.sample import calibrate
 from causalarena.spec import STRESSOR_GROUPS, SCMSpec
 
@@ -68,11 +69,6 @@ def _bucket(d: int, table: dict[int, tuple[int, int]]) -> tuple[int, int]:
 def suite_key(name: str) -> int:
     """Stable 32-bit key of a suite name (CRC-32), used in every seed spawn key."""
     return zlib.crc32(name.encode())
-
-
-def stream(seed: int, *key: int) -> np.random.Generator:
-    """``numpy.random.Generator`` for ``SeedSequence(seed, spawn_key=key)`` (no global state)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key)))
 
 
 def block_of(index: int, scms_per_block: int) -> tuple[str, int, int]:
