@@ -154,3 +154,42 @@ def test_interventions_need_a_definition_and_a_baseline():
         sample(chain(), 10, 5)
     with pytest.raises(SpecError, match="baseline"):
         sample(chain({"targets": ["X"]}), 0, 5)
+
+
+# ------------------------------------------------------------------ float32 range (issue 9 §4)
+def test_out_loc_overflowing_float32_names_the_variable():
+    s = SCMSpec(
+        scm_id="big",
+        variables=[
+            {"name": "X", "role": "root", "root": GAUSS},
+            {"name": "Y", **lin(["X"], [1.0], 0.0), "out_loc": -1e308},
+        ],
+    )
+    with pytest.raises(SpecError) as exc:
+        sample(s, 50, seed=0)
+    assert exc.value.variable == "Y"
+    assert "float32" in str(exc.value)
+
+
+def test_long_chain_with_huge_strength_never_returns_inf():
+    names = [f"V{k}" for k in range(50)]
+    variables = [{"name": names[0], "role": "root", "root": GAUSS}]
+    for k in range(1, 50):
+        variables.append({"name": names[k], **lin([names[k - 1]], [1.0], 0.0), "strength": 1e300})
+    s = SCMSpec(scm_id="chain50", variables=variables)
+    with pytest.raises(SpecError) as exc:
+        sample(s, 30, seed=1)
+    # the first structural node already exceeds float32 (float64 is still finite there)
+    assert exc.value.variable == "V1"
+
+
+def test_values_inside_float32_range_still_sample():
+    s = SCMSpec(
+        scm_id="ok",
+        variables=[
+            {"name": "X", "role": "root", "root": GAUSS},
+            {"name": "Y", **lin(["X"], [1.0], 0.0), "strength": 1e30},
+        ],
+    )
+    t = sample(s, 40, seed=0)
+    assert np.isfinite(t.X).all() and np.abs(t.X[:, 1]).max() > 1e29

@@ -204,13 +204,7 @@ def _sweep(
             if c.kinds[j] in DISCRETE_KINDS:
                 hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
                 x = np.clip(np.round(x), 0, hi_level)
-        if not np.all(np.isfinite(x)):
-            raise SpecError(
-                v.name,
-                "mechanism" if v.role == "structural" else "root",
-                (v.mechanism or v.root).family,
-                "produced non-finite values; check parameter magnitudes",
-            )
+        _check_finite(v, x)
         if mask is not None and mask[:, j].any():
             rows = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
@@ -231,6 +225,34 @@ def _sweep(
             x[rows] = vals
         X[:, j] = x
     return X, info
+
+
+#: Largest magnitude a value may have: the released ``X`` is float32.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_finite(v: Any, x: np.ndarray) -> None:
+    """Refuse a node whose values are non-finite in float64 or after the float32 cast.
+
+    Raises
+    ------
+    SpecError
+        Naming the variable, its mechanism (or root) family and the largest magnitude.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = np.isfinite(x).all() and np.isfinite(x.astype(np.float32)).all()
+    if ok:
+        return
+    finite = x[np.isfinite(x)]
+    worst = float(np.abs(finite).max()) if finite.size else float("nan")
+    what = "non-finite values" if finite.size < x.size else f"values up to {worst:.3g}"
+    raise SpecError(
+        v.name,
+        "mechanism" if v.role == "structural" else "root",
+        (v.mechanism or v.root).family,
+        f"produced {what}, outside the float32 range (|x| <= {FLOAT32_MAX:.4g}) of the "
+        "released data; check parameter magnitudes (out_loc, out_scale, strength, weights)",
+    )
 
 
 class _Degenerate(Exception):
@@ -342,7 +364,10 @@ def sample(
     Raises
     ------
     SpecError
-        If ``n_int > 0`` and the spec has no intervention definition, or sizes are negative.
+        If ``n_int > 0`` and the spec has no intervention definition, or sizes are negative;
+        or a variable's values are non-finite or overflow float32 (the dtype of ``X``), e.g. a
+        root with ``out_loc=-1e308`` or a long chain with a huge ``strength`` -- the error
+        names the variable, so ``X`` never holds ``inf`` or ``nan``.
     """
     _check_args(spec, n_obs, n_int, seed)
     if n_int > 0 and spec.intervention is None:
@@ -386,8 +411,19 @@ def sample(
         if b is not None and "high_noise" not in c.stressors:
             clip[v.name] = b
     diagnostics["clip_bounds"] = clip
+    with np.errstate(over="ignore", invalid="ignore"):
+        X32 = X.astype(np.float32)
+    bad = np.flatnonzero(~np.isfinite(X32).all(axis=0))
+    if bad.size:  # an observation stressor (outliers, warping) pushed a column out of range
+        v = spec.variables[int(bad[0])]
+        raise SpecError(
+            v.name,
+            "stressors",
+            sorted(c.stressors),
+            "observation stressors produced values outside the float32 range of the data",
+        )
     return Table(
-        X=X.astype(np.float32),
+        X=X32,
         mask=mask,
         adjacency=spec.adjacency(),
         names=spec.names,
