@@ -255,6 +255,14 @@ class SCMSpec(_Strict):
         return to_jsonable(v, "metadata") if isinstance(v, dict) else v
 
     def __init__(self, **data: Any):
+        from causalarena.safejson import JSONDepthError, check_object
+
+        try:
+            check_object(data)
+        except JSONDepthError as exc:
+            raise SpecError(
+                None, exc.path, f"depth {exc.depth}", f"nested too deeply ({exc})"
+            ) from None
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -291,10 +299,14 @@ class SCMSpec(_Strict):
         """
         import json
 
+        from causalarena.safejson import JSONDepthError, loads
+
         if not isinstance(text, (str, bytes, bytearray)):
             raise SpecError(None, "<json>", type(text).__name__, "from_json needs str or bytes")
         try:
-            data = json.loads(text)
+            data = loads(text)
+        except JSONDepthError as exc:
+            raise SpecError(None, "<json>", f"depth {exc.depth}", f"text {exc}") from None
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
             raise SpecError(None, "<json>", str(exc)[:200], "text is not valid JSON") from None
         return cls.from_dict(data)

@@ -155,9 +155,13 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         raise ReleaseError(
             f"{path}: no manifest.json file; is {folder} a causalarena release folder?"
         )
+    from causalarena.safejson import JSONDepthError, loads
+
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = loads(path.read_bytes().decode("utf-8"))
+    except JSONDepthError as exc:
+        raise ReleaseError(f"{path}: malformed manifest: the JSON {exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ReleaseError(f"{path}: not valid UTF-8 JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ReleaseError(f"{path}: top level must be a JSON object, got {type(data).__name__}")
@@ -167,11 +171,55 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not isinstance(data["files"], list) or not isinstance(data["configs"], dict):
         raise ReleaseError(f"{path}: 'files' must be a list and 'configs' an object")
     for k, f in enumerate(data["files"]):
-        if not isinstance(f, dict) or not {"path", "bytes", "sha256"} <= set(f):
-            raise ReleaseError(f"{path}: files[{k}] needs 'path', 'bytes' and 'sha256', got {f!r}")
-        p = str(f["path"])
-        if p.startswith("/") or ".." in Path(p).parts or "\\" in p:
-            raise ReleaseError(
-                f"{path}: files[{k}].path {p!r} must be relative and inside the folder"
-            )
+        check_file_entry(path, f"files[{k}]", f)
+    for name, c in data["configs"].items():
+        if not isinstance(c, dict):
+            raise ReleaseError(f"{path}: configs.{name} must be an object, got {_short(c)}")
+        for key in ("rows", "shards"):
+            if key in c and (isinstance(c[key], bool) or not isinstance(c[key], int)):
+                raise ReleaseError(
+                    f"{path}: configs.{name}.{key} must be an integer, got {_short(c[key])}"
+                )
     return data
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_file_entry(where: Path, field: str, f: Any) -> None:
+    """Check one manifest file entry: relative ``path`` inside the folder, int ``bytes``, hex
+    ``sha256``.
+
+    Raises
+    ------
+    ReleaseError
+        Naming the manifest, the field (e.g. ``files[3].sha256``) and the value.
+    """
+    import re
+
+    from causalarena.errors import ReleaseError
+
+    if not isinstance(f, dict) or not {"path", "bytes", "sha256"} <= set(f):
+        raise ReleaseError(f"{where}: {field} needs 'path', 'bytes' and 'sha256', got {_short(f)}")
+    p = f["path"]
+    if (
+        not isinstance(p, str)
+        or not p
+        or p.startswith("/")
+        or ".." in Path(p).parts
+        or "\\" in p
+        or ":" in p
+    ):
+        raise ReleaseError(
+            f"{where}: {field}.path {_short(p)} must be a relative path inside the folder"
+        )
+    if isinstance(f["bytes"], bool) or not isinstance(f["bytes"], int) or f["bytes"] < 0:
+        raise ReleaseError(
+            f"{where}: {field}.bytes must be an integer >= 0, got {_short(f['bytes'])}"
+        )
+    if not isinstance(f["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", f["sha256"]):
+        raise ReleaseError(
+            f"{where}: {field}.sha256 must be 64 lowercase hex digits, got {_short(f['sha256'])}"
+        )

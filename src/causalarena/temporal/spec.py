@@ -96,8 +96,12 @@ class _Strict(BaseModel):
         """
         if not isinstance(text, (str, bytes, bytearray)):
             raise SpecError(None, "<json>", type(text).__name__, "from_json needs str or bytes")
+        from causalarena.safejson import JSONDepthError, loads
+
         try:
-            data = json.loads(text)
+            data = loads(text)
+        except JSONDepthError as exc:
+            raise SpecError(None, "<json>", f"depth {exc.depth}", f"text {exc}") from None
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
             raise SpecError(None, "<json>", str(exc)[:200], "text is not valid JSON") from None
         if not isinstance(data, dict):
