@@ -1,9 +1,9 @@
-"""Throughput of generic discrete pairs: causalarena.temporal vs dotime 0.2.0 (one process each).
+"""Throughput of generic discrete pairs: causalarena.generator.temporal vs dotime 0.2.0 (one process each).
 
     python bench/bench_temporal.py [--n 1000 10000] [--T 200] [--dotime-python /tmp/dotime-venv/bin/python]
 
 Workload: ``n`` factual/intervened pairs of the generic prior (N <= 10, K <= 3), T = 200, one
-process, single-threaded BLAS.  causalarena: :func:`causalarena.temporal.generate_pairs`
+process, single-threaded BLAS.  causalarena: :func:`causalarena.generator.temporal.generate_pairs`
 (counterfactual pairs, diverged draws rejected and redrawn).  dotime: ``DoTime(seed).
 generate_pair(T)`` in a loop (its default interventional mode, diverged episodes zeroed).
 dotime is installed in a separate virtualenv (``python -m venv /tmp/dotime-venv &&
@@ -25,7 +25,7 @@ import sys
 OURS = r"""
 import json, resource, sys, time
 from threadpoolctl import threadpool_limits
-from causalarena.temporal.generate import generate_pairs
+from causalarena.generator.temporal.generate import generate_pairs
 n, T = int(sys.argv[1]), int(sys.argv[2])
 with threadpool_limits(1):
     t = time.perf_counter()

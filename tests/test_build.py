@@ -58,8 +58,8 @@ def test_rows_are_consistent_with_their_spec(mini_release):
     masked = {spec.names[j] for j in np.flatnonzero(row["mask"].any(axis=0))}
     assert masked <= set(row["intervention_targets"])
     # the stored X is exactly what the spec samples with the recorded seed
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.build import sample_dataset
-    from causalarena.release.suites import get_suite
 
     again = sample_dataset(get_suite("arena-synthetic"), spec, row["scm_index"], "obsint", 0)
     np.testing.assert_array_equal(again.X, row["X"])
@@ -190,8 +190,8 @@ def test_build_refuses_foreign_or_mismatched_folders(mini_release, tmp_path):
 
 
 def test_resume_ignores_blocks_built_for_another_key(mini_release):
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.build import block_is_done, build_key
-    from causalarena.release.suites import get_suite
 
     suite = get_suite("arena-synthetic")
     assert block_is_done(mini_release, 0, build_key(suite, "mini")) is not None

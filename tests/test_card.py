@@ -10,7 +10,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from causalarena.cards.card import read_front_matter, render_card, validate_card
+from causalarena.release.card import read_front_matter, render_card, validate_card
 from causalarena.release.metadata import ReleaseMetadata, collect_metadata
 
 

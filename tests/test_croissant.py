@@ -12,7 +12,7 @@ import pytest
 
 mlc = pytest.importorskip("mlcroissant")
 
-from causalarena.croissant import load_records, validate_croissant, write_croissant  # noqa: E402
+from causalarena.release.croissant import load_records, validate_croissant, write_croissant  # noqa: E402
 from causalarena.release.metadata import collect_metadata  # noqa: E402
 
 

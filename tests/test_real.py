@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from causalarena.loaders.real import (
+from causalarena.generator.real import (
     REGISTRY,
     MissingSourceError,
     RealDataError,
@@ -32,7 +32,7 @@ from causalarena.loaders.real import (
     resolve,
     subsample,
 )
-from causalarena.loaders.real.registry import LT_EXPERIMENTS, WT_REGIME_TARGETS
+from causalarena.generator.real.registry import LT_EXPERIMENTS, WT_REGIME_TARGETS
 
 
 def _real_dir() -> Path:
@@ -439,7 +439,7 @@ def test_subsample_is_deterministic():
 # ------------------------------------------------------------------- card and metadata files
 @needs_data
 def test_real_card_describes_real_data(real_release):
-    from causalarena.cards.card import read_front_matter, render_card, validate_card
+    from causalarena.release.card import read_front_matter, render_card, validate_card
     from causalarena.release.manifest import read_manifest
     from causalarena.release.metadata import collect_metadata
 
@@ -489,7 +489,7 @@ def test_real_card_describes_real_data(real_release):
 def test_real_metadata_files_validate(real_release):
     import yaml
 
-    from causalarena.cards.citation import validate_cff, validate_zenodo
+    from causalarena.release.citation import validate_cff, validate_zenodo
     from causalarena.release.verify import verify, verify_metadata
 
     out, _ = real_release
@@ -522,7 +522,7 @@ def test_real_card_loads_with_datasets(real_release):
 
 @needs_data
 def test_real_card_validation_catches_problems(real_release, tmp_path):
-    from causalarena.cards.card import validate_card
+    from causalarena.release.card import validate_card
     from causalarena.release.manifest import read_manifest
 
     out, _ = real_release

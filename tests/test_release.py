@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from causalarena import cli_release
-from causalarena.cards.citation import (
+from causalarena.errors import ReleaseError
+from causalarena.release import freeze as fz
+from causalarena.release.citation import (
     load_cff,
     repo_zenodo_dict,
     validate_cff,
     validate_zenodo,
 )
-from causalarena.errors import ReleaseError
-from causalarena.release import freeze as fz
 from causalarena.release.manifest import read_manifest
 from causalarena.release.metadata import write_metadata_files
 from causalarena.release.verify import verify, verify_rebuild
@@ -121,7 +121,7 @@ def test_freeze_records_everything(frozen):
     assert reg["content_sha256"] == f["content_sha256"]
     r = f["reserved"]
     assert r["count"] == len(BLOCKS) and len(r["commitments"]) == len(BLOCKS)
-    from causalarena.release.suites import get_suite
+    from causalarena.generator.synthetic.suites import get_suite
 
     s = get_suite("arena-synthetic")
     for c in r["commitments"]:
@@ -197,8 +197,8 @@ def test_verify_rebuild_cli_clean(frozen, capsys):
 
 
 def test_reveal_checks_against_commitment(frozen, tmp_path):
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.build import audited_scm
-    from causalarena.release.suites import get_suite
 
     suite = get_suite("arena-synthetic")
     commits = read_manifest(frozen)["freeze"]["reserved"]["commitments"]

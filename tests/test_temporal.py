@@ -1,4 +1,4 @@
-"""Tests of the temporal SCM generator core (causalarena.temporal)."""
+"""Tests of the temporal SCM generator core (causalarena.generator.temporal)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from causalarena.errors import SpecError
-from causalarena.temporal import (
+from causalarena.generator.temporal import (
     STRUCTURES,
     TemporalIntervention,
     TemporalSCM,

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from causalarena.temporal import suites as S
-from causalarena.temporal.build import build_temporal
-from causalarena.temporal.harness import NEAR_ZERO, evaluate, load_rows, make_input
+from causalarena.eval.temporal import NEAR_ZERO, evaluate, load_rows, make_input
+from causalarena.generator.temporal import suites as S
+from causalarena.release.build_temporal import build_temporal
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def built(tmp_path_factory):
         for n, s in S.TEMPORAL_SUITES.items()
     }
     mp.setattr(S, "TEMPORAL_SUITES", small)
-    mp.setattr("causalarena.temporal.build.TEMPORAL_SUITES", small)
+    mp.setattr("causalarena.release.build_temporal.TEMPORAL_SUITES", small)
     out = build_temporal("all", "mini", tmp_path_factory.mktemp("tall"), workers=1, quiet=True)
     mp.undo()
     return out
@@ -88,7 +88,7 @@ def test_query_is_descendant_and_hidden_not_released(built):
     seen_hidden = seen_null = 0
     for name in S.TEMPORAL_SUITES:
         for r in load_rows(built, name):
-            from causalarena.temporal.spec import TemporalSCM
+            from causalarena.spec_temporal import TemporalSCM
 
             scm = TemporalSCM.from_json(r["scm"])
             assert not set(scm.hidden) & set(r["variables"])
@@ -137,7 +137,7 @@ def test_split_half_reserved_and_balanced():
 
 def test_zarr_matches_parquet(built):
     xr = pytest.importorskip("xarray")
-    from causalarena.temporal.storage import open_zarr
+    from causalarena.generator.temporal.storage import open_zarr
 
     for name in ("dot-generic", "dot-observed", "dot-continuous-irregular"):
         z = open_zarr(built / "zarr" / f"{name}.zarr")
@@ -227,7 +227,7 @@ def test_malicious_model_cannot_read_answers(built):
 
 
 def test_oracle_zero_and_near_zero_rule(built):
-    from causalarena.temporal.baselines import Oracle, Zero
+    from causalarena.baselines.temporal import Oracle, Zero
 
     rows = load_rows(built, "dot-generic") + load_rows(built, "dot-identifiability")
     o = evaluate(Oracle(), rows)
@@ -248,7 +248,7 @@ def test_oracle_zero_and_near_zero_rule(built):
 
 
 def test_all_baselines_run_on_every_suite(built):
-    from causalarena.temporal.baselines import run_baselines
+    from causalarena.baselines.temporal import run_baselines
 
     for name in S.TEMPORAL_SUITES:
         rows = load_rows(built, name)
@@ -261,10 +261,10 @@ def test_all_baselines_run_on_every_suite(built):
 
 
 def test_graph_track_var():
-    from causalarena.temporal.baselines import graph_track
+    from causalarena.baselines.temporal import graph_track
 
     ep = S.generate_suite_episodes(S.get_temporal_suite("dot-identifiability"), [0])[0]
-    from causalarena.temporal.storage import decode_row, episodes_to_arrow
+    from causalarena.generator.temporal.storage import decode_row, episodes_to_arrow
 
     row = decode_row(episodes_to_arrow([ep]).to_pylist()[0])
     out = graph_track([row], "var_ttest", tau_max=1)
@@ -274,8 +274,8 @@ def test_graph_track_var():
 @pytest.mark.slow
 def test_graph_track_pcmciplus():
     pytest.importorskip("tigramite")
-    from causalarena.temporal.baselines import graph_track
-    from causalarena.temporal.storage import decode_row, episodes_to_arrow
+    from causalarena.baselines.temporal import graph_track
+    from causalarena.generator.temporal.storage import decode_row, episodes_to_arrow
 
     eps = S.generate_suite_episodes(S.get_temporal_suite("dot-identifiability"), [0, 1])
     rows = [decode_row(r) for r in episodes_to_arrow(eps).to_pylist()]

@@ -119,7 +119,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             for name, why in sorted(res["unavailable"].items()):
                 print(f"unavailable {name}: {why}", file=sys.stderr)
         elif args.cmd == "build" and (args.suite.startswith("dot-") or args.suite == "dot"):
-            from causalarena.temporal.build import build_temporal
+            from causalarena.release.build_temporal import build_temporal
 
             out = build_temporal(
                 "all" if args.suite == "dot" else args.suite,

@@ -25,13 +25,13 @@ from causalarena.errors import AuditError, ReleaseError, SpecError
 from causalarena.generator.audit import audit_graph, audit_table
 from causalarena.generator.sample import Table, sample
 from causalarena.generator.synthetic import GENERATOR_REV, _Reject, draw_spec, node_tags, suite_key
+from causalarena.generator.synthetic.suites import SuiteDef, get_suite
 from causalarena.release.io import (
     atomic_write_json,
     atomic_write_parquet,
     remove_stale_temporaries,
     sha256_file,
 )
-from causalarena.release.suites import SuiteDef, get_suite
 from causalarena.sortability import r2_sortability, varsortability
 from causalarena.spec import SCMSpec
 

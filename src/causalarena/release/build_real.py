@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from causalarena.errors import ReleaseError
-from causalarena.loaders.real import (
+from causalarena.generator.real import (
     REFERENCE_CAVEAT,
     REGISTRY,
     MissingSourceError,
@@ -30,7 +30,7 @@ from causalarena.loaders.real import (
     is_acyclic,
     load_real,
 )
-from causalarena.loaders.real.registry import RealDataset
+from causalarena.generator.real.registry import RealDataset
 from causalarena.release.build import PARQUET_OPTIONS, ROW_SCHEMA, _nested
 from causalarena.release.io import atomic_write_parquet, remove_stale_temporaries, sha256_file
 from causalarena.sortability import r2_sortability, varsortability

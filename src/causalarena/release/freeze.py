@@ -178,8 +178,8 @@ def reserved_commitments(
     """
     from threadpoolctl import threadpool_limits
 
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.build import audited_scm
-    from causalarena.release.suites import get_suite
 
     suite = get_suite(suite_name)
     targets = reserved_targets(suite, scale, blocks)

@@ -13,8 +13,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from causalarena.generator.synthetic.suites import SuiteDef
 from causalarena.release.io import atomic_write_json
-from causalarena.release.suites import SuiteDef
 
 MANIFEST = "manifest.json"
 RECORDED_PACKAGES = (
@@ -31,12 +31,12 @@ RECORDED_PACKAGES = (
 #: The package code that determines the bytes of a built suite.
 GENERATION_CODE = (
     "spec.py",
+    "spec_temporal.py",
     "schema.py",
     "sortability.py",
     "errors.py",
     "generator",
     "release",
-    "cards",
 )
 
 

@@ -974,15 +974,15 @@ def write_metadata_files(folder: str | Path, *, croissant: bool = True) -> dict[
     dict
         File kind -> written path.
     """
-    from causalarena.cards.card import write_card_from_metadata
-    from causalarena.cards.citation import write_citation_files
+    from causalarena.release.card import write_card_from_metadata
+    from causalarena.release.citation import write_citation_files
 
     folder = Path(folder)
     meta = collect_metadata(folder)
     out = {"card": write_card_from_metadata(folder, meta)}
     out.update(write_citation_files(folder, meta))
     if croissant:
-        from causalarena.croissant import write_croissant
+        from causalarena.release.croissant import write_croissant
 
         out["croissant"] = write_croissant(folder, meta)
     return out

@@ -72,8 +72,8 @@ def check_publishable(folder: str | Path, version: str) -> dict[str, Any]:
     if problems:
         p = problems[0]
         raise ReleaseError(f"{folder}: {p['problem']} {p['path']}; run causalarena verify")
-    from causalarena.cards.card import validate_card
-    from causalarena.cards.citation import validate_cff, validate_zenodo
+    from causalarena.release.card import validate_card
+    from causalarena.release.citation import validate_cff, validate_zenodo
 
     msgs = validate_card(folder)
     for name, fn in (("CITATION.cff", validate_cff), (".zenodo.json", validate_zenodo)):

@@ -97,8 +97,8 @@ def verify_rebuild(
     import tempfile
 
     from causalarena.errors import ReleaseError
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.build import build
-    from causalarena.release.suites import get_suite
 
     folder = Path(folder)
     manifest = read_manifest(folder)
@@ -146,8 +146,8 @@ def verify_metadata(folder: str | Path, *, records: bool = False) -> list[dict[s
         ``{"path", "problem": "metadata", "expected": None, "found": message}`` per problem.
         A missing ``croissant.json``/``CITATION.cff``/``.zenodo.json`` is a problem.
     """
-    from causalarena.cards.card import validate_card
-    from causalarena.cards.citation import validate_cff, validate_zenodo
+    from causalarena.release.card import validate_card
+    from causalarena.release.citation import validate_cff, validate_zenodo
 
     folder = Path(folder)
     msgs = list(validate_card(folder))
@@ -156,7 +156,7 @@ def verify_metadata(folder: str | Path, *, records: bool = False) -> list[dict[s
     if not (folder / "croissant.json").is_file():
         msgs.append("croissant.json: missing")
     else:
-        from causalarena.croissant import validate_croissant
+        from causalarena.release.croissant import validate_croissant
 
         msgs += validate_croissant(folder, records=records)
     return [

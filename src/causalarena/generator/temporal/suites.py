@@ -20,7 +20,7 @@ share their exogenous noise and are identical before onset):
 
 ``dot-generic``            the generic prior (70/15/15 diverse/chain/regime, ``N`` 3-10, ``K`` 1-3).
 ``dot-identifiability``    the nine named structures of
-                           :mod:`causalarena.temporal.structures` (``A`` intervened, ``Y``
+                           :mod:`causalarena.generator.temporal.structures` (``A`` intervened, ``Y``
                            queried; random weights).
 ``dot-regimeswitch``       regime-switching SCMs only.
 ``dot-continuous``         continuous-time SDEs (generic prior, no regime switching), read on a
@@ -35,7 +35,7 @@ share their exogenous noise and are identical before onset):
                            (rate ``U[0.05, 0.3]``; ``x_obs`` holds NaN where ``mask`` is True).
 
 The query (variable and offsets) comes from the graph only
-(:func:`causalarena.temporal.draw.select_query`): a strict observed descendant of the target at
+(:func:`causalarena.generator.temporal.draw.select_query`): a strict observed descendant of the target at
 ``min_lag + offsets`` steps after onset.  For the named structures the query is always the
 outcome ``Y``; in the null-effect structures ``Y`` is not a descendant and the true effect is
 exactly 0 (scored for spurious effects).  In continuous suites offsets count observations
@@ -52,10 +52,15 @@ from typing import Any
 import numpy as np
 
 from causalarena.errors import AuditError
-from causalarena.temporal.draw import Query, draw_intervention, draw_temporal_scm, select_query
-from causalarena.temporal.generate import S_DRAW, S_IV
-from causalarena.temporal.observe import mcar_mask, observation_times, observe
-from causalarena.temporal.simulate import (
+from causalarena.generator.temporal.draw import (
+    Query,
+    draw_intervention,
+    draw_temporal_scm,
+    select_query,
+)
+from causalarena.generator.temporal.generate import S_DRAW, S_IV
+from causalarena.generator.temporal.observe import mcar_mask, observation_times, observe
+from causalarena.generator.temporal.simulate import (
     S_MISSING,
     S_QUERY,
     S_SCHEDULE,
@@ -63,8 +68,8 @@ from causalarena.temporal.simulate import (
     simulate,
     simulate_continuous,
 )
-from causalarena.temporal.spec import Driver, TemporalIntervention, TemporalSCM
-from causalarena.temporal.structures import STRUCTURES, identification_structure
+from causalarena.generator.temporal.structures import STRUCTURES, identification_structure
+from causalarena.spec_temporal import Driver, TemporalIntervention, TemporalSCM
 
 S_SUITE = 20  # per-index suite parameters (N, K of dot-wide, missing rate, schedule kind)
 SPLIT_STREAM = 21

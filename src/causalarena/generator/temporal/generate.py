@@ -17,9 +17,14 @@ from typing import Any
 import numpy as np
 
 from causalarena.errors import AuditError
-from causalarena.temporal.draw import Query, draw_intervention, draw_temporal_scm, select_query
-from causalarena.temporal.simulate import S_QUERY, episode_stream, simulate
-from causalarena.temporal.spec import TemporalIntervention, TemporalSCM
+from causalarena.generator.temporal.draw import (
+    Query,
+    draw_intervention,
+    draw_temporal_scm,
+    select_query,
+)
+from causalarena.generator.temporal.simulate import S_QUERY, episode_stream, simulate
+from causalarena.spec_temporal import TemporalIntervention, TemporalSCM
 
 S_DRAW, S_IV = 8, 9
 
@@ -127,7 +132,7 @@ def generate_pairs(
         Episode indices (any subset; results do not depend on which others are generated).
     T : int
     kind, n_vars, max_lag : optional
-        Passed to :func:`~causalarena.temporal.draw.draw_temporal_scm` (None: the default mix).
+        Passed to :func:`~causalarena.generator.temporal.draw.draw_temporal_scm` (None: the default mix).
     pair_mode : {"counterfactual", "interventional"}
     value_mode : str
         Value mode of the drawn interventions.

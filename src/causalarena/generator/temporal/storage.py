@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from causalarena.temporal.suites import SuiteEpisode
+from causalarena.generator.temporal.suites import SuiteEpisode
 
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 16}
 ZARR_SHARD_EPISODES = 25

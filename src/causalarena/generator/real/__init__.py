@@ -15,34 +15,34 @@ Public API
 :func:`chamber_graph`, :func:`lt_experiment_target` -- Causal Chambers graph/target handling.
 """
 
-from causalarena.loaders.real.graphs import (
+from causalarena.generator.real.graphs import (
     adjacency_to_edges,
     edges_to_adjacency,
     induced_subgraph,
     is_acyclic,
 )
-from causalarena.loaders.real.readers import (
+from causalarena.generator.real.readers import (
     RealTable,
     chamber_graph,
     load_real,
     lt_experiment_target,
     read_petshop_metrics,
 )
-from causalarena.loaders.real.registry import (
+from causalarena.generator.real.registry import (
     REFERENCE_CAVEAT,
     REGISTRY,
     RealDataset,
     ReferenceGraph,
     get_dataset,
 )
-from causalarena.loaders.real.repairs import (
+from causalarena.generator.real.repairs import (
     constant_columns,
     drop_constant_columns,
     expand_adjacency,
     fit_without_constant_columns,
     subsample,
 )
-from causalarena.loaders.real.sources import (
+from causalarena.generator.real.sources import (
     MissingSourceError,
     RealDataError,
     SourceChecksumError,

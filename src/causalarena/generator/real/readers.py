@@ -12,16 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from causalarena.loaders.real import graphs as g
-from causalarena.loaders.real.registry import (
+from causalarena.generator.real import graphs as g
+from causalarena.generator.real.registry import (
     SACHS_CONDITIONS,
     WT_REGIME_TARGETS,
     RealDataset,
     get_dataset,
     petshop_issue_paths,
 )
-from causalarena.loaders.real.repairs import constant_columns
-from causalarena.loaders.real.sources import RealDataError, SourceFile, resolve
+from causalarena.generator.real.repairs import constant_columns
+from causalarena.generator.real.sources import RealDataError, SourceFile, resolve
 
 
 @dataclass
@@ -512,7 +512,7 @@ def load_real(
     Parameters
     ----------
     name : str
-        Registry name (``causalarena.loaders.real.REGISTRY``), e.g. ``"sachs"``.
+        Registry name (``causalarena.generator.real.REGISTRY``), e.g. ``"sachs"``.
     real_data_dir : path, optional
         Offline folder with the source layout (``sachs/``, ``cdcsg/``, ``petshop/``,
         ``chambers/``).  Without it, files come from the cache or are downloaded.

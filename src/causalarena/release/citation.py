@@ -315,7 +315,7 @@ def _real_zenodo_dict(
 
 def repo_zenodo_dict(suite: str = "arena-synthetic") -> dict[str, Any]:
     """The repository-level ``.zenodo.json``: the suite's current version, DOI pending."""
-    from causalarena.release.suites import get_suite
+    from causalarena.generator.synthetic.suites import get_suite
 
     sdef = get_suite(suite)
     d = {

@@ -1,7 +1,7 @@
 """Batched simulation of temporal SCMs: factual, interventional and counterfactual arms.
 
 Discrete time (:func:`simulate`) rolls ``burn_in + T`` steps of the TSCM of
-:mod:`causalarena.temporal.spec`; continuous time (:func:`simulate_continuous`) integrates the
+:mod:`causalarena.spec_temporal`; continuous time (:func:`simulate_continuous`) integrates the
 delay SDE ``dX^j = theta (f_j(pre_j) + d_j(t) - X^j) dt + sigma_j dW^j`` with Euler–Maruyama on a
 fine grid of step ``dt`` (lag ``k`` reads ``X(t - k * lag_time)``; instantaneous parents act
 through the current state).
@@ -33,7 +33,7 @@ relates the observational and the interventional distribution, not one unit's co
 
 Divergence is checked at every step (burn-in included) of both arms: an episode is flagged as
 diverged at the first step with a non-finite value or ``|x| > threshold``.  Diverged episodes
-are reported (``diverged``, ``diverged_step``), never zeroed; :func:`causalarena.temporal.
+are reported (``diverged``, ``diverged_step``), never zeroed; :func:`causalarena.generator.temporal.
 generate.generate_pairs` rejects and redraws them.
 """
 
@@ -46,7 +46,7 @@ from typing import Any, Literal
 import numpy as np
 
 from causalarena.errors import SpecError
-from causalarena.temporal.spec import MECHANISMS, TemporalIntervention, TemporalSCM
+from causalarena.spec_temporal import MECHANISMS, TemporalIntervention, TemporalSCM
 
 PairMode = Literal["counterfactual", "interventional"]
 
@@ -913,7 +913,7 @@ def simulate_continuous(
 
     The retained fine grid is ``t = 0, dt, ..., horizon - dt`` (``round(horizon / dt)``
     points) after ``burn_in`` time units started from zeros.  Observe it on a regular,
-    jittered or Poisson schedule with :func:`causalarena.temporal.observe.observe`.  The
+    jittered or Poisson schedule with :func:`causalarena.generator.temporal.observe.observe`.  The
     intervention window is ``[start * horizon, end * horizon)`` in time units (a hard or
     time-varying intervention clamps the target at every fine step in the window; a soft one
     adds ``delta`` to the drift target ``f``).

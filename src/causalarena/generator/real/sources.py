@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from causalarena.errors import CausalArenaError, ChecksumError
-from causalarena.loaders.real._checksums import SOURCE_FILES
+from causalarena.generator.real._checksums import SOURCE_FILES
 
 #: Environment variable naming the download cache of real-data source files.
 CACHE_ENV = "CAUSALARENA_REAL_CACHE"

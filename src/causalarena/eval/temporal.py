@@ -113,8 +113,8 @@ class ModelInput:
 
         Hard and time-varying: the clamped value ``v(t)``; soft: the additive shift ``delta``.
         """
-        from causalarena.temporal.simulate import profile_values
-        from causalarena.temporal.spec import TemporalIntervention
+        from causalarena.generator.temporal.simulate import profile_values
+        from causalarena.spec_temporal import TemporalIntervention
 
         iv = TemporalIntervention(**dict(self.intervention))
         rows = np.asarray(rows, dtype=np.intp)
@@ -146,7 +146,7 @@ def _rebuild(d: dict[str, Any]) -> ModelInput:
 
 def make_input(row: dict[str, Any]) -> ModelInput:
     """The model's view of a decoded row (copies of the public fields only)."""
-    from causalarena.temporal.suites import get_temporal_suite
+    from causalarena.generator.temporal.suites import get_temporal_suite
 
     t0 = int(row["onset"])
     qt = np.asarray(row["query_times"], dtype=np.intp)
@@ -214,7 +214,7 @@ def run_model(model: Any, views: list[ModelInput], isolation: str = "process") -
 
 def load_rows(folder: str | Path, config: str, limit: int | None = None) -> list[dict[str, Any]]:
     """Decoded rows of a config of a built folder (Parquet streaming path)."""
-    from causalarena.temporal.storage import config_shards, read_rows
+    from causalarena.generator.temporal.storage import config_shards, read_rows
 
     rows = []
     for r in read_rows(config_shards(folder, config)):
@@ -229,7 +229,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Run a model on decoded rows and score it (see :func:`score`).
 
-    A model with ``privileged = True`` (only :class:`~causalarena.temporal.baselines.Oracle`)
+    A model with ``privileged = True`` (only :class:`~causalarena.baselines.temporal.Oracle`)
     is given the stored rows through ``predict_rows`` instead of views.
     """
     rows = list(rows)

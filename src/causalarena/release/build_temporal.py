@@ -5,7 +5,7 @@ Layout of ``out``::
     README.md                       card with YAML ``configs`` (one config per suite)
     manifest.json                   every Parquet shard and every Zarr file with sha256
     data/<suite>/test-00000.parquet one row per public episode (schema
-                                    :data:`causalarena.temporal.storage.EPISODE_SCHEMA`)
+                                    :data:`causalarena.generator.temporal.storage.EPISODE_SCHEMA`)
     zarr/<suite>.zarr               the same trajectories as (episode, time, variable) arrays
     .build/<suite>-00000.json       build record of each shard (resume)
 
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from causalarena.errors import ReleaseError
+from causalarena.generator.temporal.suites import TEMPORAL_SUITES, TemporalSuite, get_temporal_suite
 from causalarena.release.io import (
     atomic_write_bytes,
     atomic_write_json,
@@ -38,24 +39,23 @@ from causalarena.release.io import (
     remove_stale_temporaries,
     sha256_file,
 )
-from causalarena.temporal.suites import TEMPORAL_SUITES, TemporalSuite, get_temporal_suite
 
 GENERATION_FILES = (
-    "spec.py",
-    "draw.py",
-    "simulate.py",
-    "generate.py",
-    "observe.py",
-    "structures.py",
-    "suites.py",
-    "storage.py",
-    "build.py",
+    "spec_temporal.py",
+    "generator/temporal/draw.py",
+    "generator/temporal/simulate.py",
+    "generator/temporal/generate.py",
+    "generator/temporal/observe.py",
+    "generator/temporal/structures.py",
+    "generator/temporal/suites.py",
+    "generator/temporal/storage.py",
+    "release/build_temporal.py",
 )
 
 
 def temporal_source_sha256() -> str:
     """sha256 over the temporal generation code (path + bytes, sorted)."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for name in sorted(GENERATION_FILES):
         h.update(name.encode())
@@ -115,8 +115,8 @@ def build_shard(name: str, scale: str, k: int, out: str, key: dict[str, Any]) ->
     """Generate and write one shard (runs in a worker process); return its record."""
     from threadpoolctl import threadpool_limits
 
-    from causalarena.temporal.storage import PARQUET_OPTIONS, episodes_to_arrow
-    from causalarena.temporal.suites import generate_suite_episodes
+    from causalarena.generator.temporal.storage import PARQUET_OPTIONS, episodes_to_arrow
+    from causalarena.generator.temporal.suites import generate_suite_episodes
 
     suite = get_temporal_suite(name)
     idx = suite.shards(scale)[k]
@@ -305,7 +305,7 @@ def build_temporal(
         raise ReleaseError(f"{outp}: files the build did not write are under data/: {foreign[:5]}")
     zinfo: dict[str, Any] = {}
     if zarr:
-        from causalarena.temporal.storage import write_zarr, zarr_supports_sharding
+        from causalarena.generator.temporal.storage import write_zarr, zarr_supports_sharding
 
         for s in suites:
             recs = [records[(s.name, k)] for k in range(len(s.shards(scale)))]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from causalarena.loaders.real.sources import RealDataError
+from causalarena.generator.real.sources import RealDataError
 
 Edge = tuple[str, str]
 

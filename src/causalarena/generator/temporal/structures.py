@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from causalarena.errors import SpecError
-from causalarena.temporal.spec import StructureLabel, TemporalSCM
+from causalarena.spec_temporal import StructureLabel, TemporalSCM
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,6 @@ def identification_structure(
 
 
 def _min_lag(A0: np.ndarray, AL: np.ndarray) -> np.ndarray:
-    from causalarena.temporal.spec import min_lag_matrix
+    from causalarena.spec_temporal import min_lag_matrix
 
     return min_lag_matrix(A0, AL)

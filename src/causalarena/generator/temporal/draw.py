@@ -4,7 +4,7 @@ Graph prior: the instantaneous graph is Erdős–Rényi over a random topologica
 upper-triangular Bernoulli(p) mask in that order, acyclic by construction, no rejection); lag-k
 edges are Bernoulli(p * gamma**k) (self-loops at lag 1 are added with probability
 ``p_self``); ``p ~ Beta(2, 5)``, ``N ~ U{3..10}``, ``K ~ U{1..3}`` unless given.  Mechanisms
-are uniform over :data:`~causalarena.temporal.spec.MECHANISMS`; noise scales are shifted
+are uniform over :data:`~causalarena.spec_temporal.MECHANISMS`; noise scales are shifted
 exponentials (roots of the instantaneous graph ``0.3 + Exp(0.3)``, others ``0.1 + Exp(0.2)``).
 
 Types: ``diverse`` (the above), ``chain`` (a single directed path over all nodes in a random
@@ -15,11 +15,11 @@ two-state Markov chain).  The default mix is 70/15/15.
 
 Stability: ``stability="rescale"`` (default) multiplies each lag-k weight matrix by ``c**k``
 with ``c = target_radius / rho`` whenever the companion spectral radius ``rho`` of the linear
-part (:func:`~causalarena.temporal.simulate.companion_radius`) exceeds ``target_radius``, which
+part (:func:`~causalarena.generator.temporal.simulate.companion_radius`) exceeds ``target_radius``, which
 sets ``rho`` to exactly ``target_radius`` (for both regimes); ``"reject"`` redraws from the same
 generator until ``rho <= target_radius``; ``"none"`` keeps the draw.  Non-linear mechanisms
 (``square``) can still diverge, so simulation also checks every step and
-:func:`causalarena.temporal.generate.generate_pairs` redraws diverged episodes.
+:func:`causalarena.generator.temporal.generate.generate_pairs` redraws diverged episodes.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Literal
 import numpy as np
 
 from causalarena.errors import SpecError
-from causalarena.temporal.simulate import _radius
-from causalarena.temporal.spec import (
+from causalarena.generator.temporal.simulate import _radius
+from causalarena.spec_temporal import (
     MECHANISMS,
     Driver,
     RegimeSwitch,

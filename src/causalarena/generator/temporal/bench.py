@@ -1,12 +1,12 @@
 """Throughput and stationarity diagnostics of the temporal generator (one process).
 
-``python -m causalarena.temporal.bench throughput --n 4000 --T 200``
+``python -m causalarena.generator.temporal.bench throughput --n 4000 --T 200``
     Pairs per second: ``simulate`` only (SCMs and interventions drawn beforehand) and end to
     end (``generate_pairs``: draw, simulate both arms, reject/redraw diverged).
-``python -m causalarena.temporal.bench stationarity --n 1000``
+``python -m causalarena.generator.temporal.bench stationarity --n 1000``
     Over ``n`` generic draws: drawn companion radius, rescaled and rejected fractions, and the
     early/late variance ratio and standardised drift of accepted episodes.
-``python -m causalarena.temporal.bench suite --suite dot-generic --n 1000``
+``python -m causalarena.generator.temporal.bench suite --suite dot-generic --n 1000``
     Episodes per second of a suite's episode generator and Arrow conversion (one process),
     with the fraction of redrawn (diverged) attempts.  The comparison with dotime is
     ``bench/bench_temporal.py``.
@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from causalarena.temporal.draw import draw_intervention, draw_temporal_scm
-from causalarena.temporal.generate import S_DRAW, S_IV, generate_pairs
-from causalarena.temporal.simulate import episode_stream, simulate
+from causalarena.generator.temporal.draw import draw_intervention, draw_temporal_scm
+from causalarena.generator.temporal.generate import S_DRAW, S_IV, generate_pairs
+from causalarena.generator.temporal.simulate import episode_stream, simulate
 
 
 def throughput(n: int = 4000, T: int = 200, seed: int = 0) -> dict[str, float]:
@@ -72,8 +72,8 @@ def stationarity(n: int = 1000, T: int = 200, seed: int = 0) -> dict[str, float]
 
 def suite_throughput(suite: str = "dot-generic", n: int = 1000) -> dict[str, float]:
     """Episodes per second of :func:`generate_suite_episodes` + Arrow rows for ``n`` indices."""
-    from causalarena.temporal.storage import episodes_to_arrow
-    from causalarena.temporal.suites import generate_suite_episodes, get_temporal_suite
+    from causalarena.generator.temporal.storage import episodes_to_arrow
+    from causalarena.generator.temporal.suites import generate_suite_episodes, get_temporal_suite
 
     s = get_temporal_suite(suite)
     idx = s.public_indices("full")[:n]
@@ -95,7 +95,7 @@ def suite_throughput(suite: str = "dot-generic", n: int = 1000) -> dict[str, flo
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m causalarena.temporal.bench")
+    ap = argparse.ArgumentParser(prog="python -m causalarena.generator.temporal.bench")
     ap.add_argument("what", choices=["throughput", "stationarity", "suite"])
     ap.add_argument("--suite", default="dot-generic")
     ap.add_argument("--n", type=int, default=None)

@@ -6,7 +6,7 @@ Adjacency convention: ``A0[i, j] = 1`` iff ``X^i_t -> X^j_t``; ``A_lag[k-1, i, j
 ``X^i_{t-k} -> X^j_t``.
 """
 
-from causalarena.temporal.draw import (
+from causalarena.generator.temporal.draw import (
     KIND_MIX,
     KINDS,
     Query,
@@ -14,9 +14,14 @@ from causalarena.temporal.draw import (
     draw_temporal_scm,
     select_query,
 )
-from causalarena.temporal.generate import Episode, PairSet, generate_pairs
-from causalarena.temporal.observe import apply_missingness, mcar_mask, observation_times, observe
-from causalarena.temporal.simulate import (
+from causalarena.generator.temporal.generate import Episode, PairSet, generate_pairs
+from causalarena.generator.temporal.observe import (
+    apply_missingness,
+    mcar_mask,
+    observation_times,
+    observe,
+)
+from causalarena.generator.temporal.simulate import (
     TemporalBatch,
     companion_radius,
     episode_stream,
@@ -25,7 +30,19 @@ from causalarena.temporal.simulate import (
     simulate_continuous,
     stationarity_diagnostics,
 )
-from causalarena.temporal.spec import (
+from causalarena.generator.temporal.structures import (
+    STRUCTURES,
+    identification_structure,
+    structure_graph,
+)
+from causalarena.generator.temporal.suites import (
+    TEMPORAL_SUITES,
+    SuiteEpisode,
+    TemporalSuite,
+    generate_suite_episodes,
+    get_temporal_suite,
+)
+from causalarena.spec_temporal import (
     MECHANISMS,
     VALUE_MODES,
     Driver,
@@ -35,53 +52,29 @@ from causalarena.temporal.spec import (
     TemporalSCM,
     min_lag_matrix,
 )
-from causalarena.temporal.structures import STRUCTURES, identification_structure, structure_graph
-from causalarena.temporal.suites import (
-    TEMPORAL_SUITES,
-    SuiteEpisode,
-    TemporalSuite,
-    generate_suite_episodes,
-    get_temporal_suite,
-)
 
 
 def __getattr__(name: str):
     # heavier pieces (pyarrow, zarr, datasets) load on first use
     lazy = {
-        "build_temporal": "causalarena.temporal.build",
-        "ModelInput": "causalarena.temporal.harness",
-        "evaluate": "causalarena.temporal.harness",
-        "load_rows": "causalarena.temporal.harness",
-        "score": "causalarena.temporal.harness",
-        "EPISODE_SCHEMA": "causalarena.temporal.storage",
-        "open_zarr": "causalarena.temporal.storage",
-        "run_baselines": "causalarena.temporal.baselines",
-        "graph_track": "causalarena.temporal.baselines",
-        "EFFECT_BASELINES": "causalarena.temporal.baselines",
+        "EPISODE_SCHEMA": "causalarena.generator.temporal.storage",
+        "open_zarr": "causalarena.generator.temporal.storage",
     }
     if name in lazy:
         import importlib
 
         return getattr(importlib.import_module(lazy[name]), name)
-    raise AttributeError(f"module 'causalarena.temporal' has no attribute {name!r}")
+    raise AttributeError(f"module 'causalarena.generator.temporal' has no attribute {name!r}")
 
 
 __all__ = [
-    "EFFECT_BASELINES",
     "EPISODE_SCHEMA",
     "TEMPORAL_SUITES",
-    "ModelInput",
     "SuiteEpisode",
     "TemporalSuite",
-    "build_temporal",
-    "evaluate",
     "generate_suite_episodes",
     "get_temporal_suite",
-    "graph_track",
-    "load_rows",
     "open_zarr",
-    "run_baselines",
-    "score",
     "KINDS",
     "KIND_MIX",
     "MECHANISMS",

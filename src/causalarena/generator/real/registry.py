@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from causalarena.loaders.real._petshop import PETSHOP_NODES
-from causalarena.loaders.real.sources import SourceFile, github_file
+from causalarena.generator.real._petshop import PETSHOP_NODES
+from causalarena.generator.real.sources import SourceFile, github_file
 
 #: Stated on every real row, in the manifest and in the spec JSON.
 REFERENCE_CAVEAT = (
@@ -28,7 +28,7 @@ class ReferenceGraph:
     name : str
         Identifier, e.g. ``"bnlearn-17"``.
     file : str
-        Source file path (see :class:`~causalarena.loaders.real.sources.SourceFile`).
+        Source file path (see :class:`~causalarena.generator.real.sources.SourceFile`).
     n_edges : int
         Documented number of edges over the dataset's variables.
     description : str

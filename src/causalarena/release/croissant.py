@@ -73,7 +73,7 @@ def fileset_id(config: str) -> str:
 def _field(config: str, f: Feature, docs: dict[str, str] | None = None) -> Any:
     import mlcroissant as mlc
 
-    from causalarena.cards.card import COLUMN_DOCS
+    from causalarena.release.card import COLUMN_DOCS
 
     docs = COLUMN_DOCS if docs is None else docs
     kwargs: dict[str, Any] = {}
@@ -239,7 +239,7 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
     """Croissant JSON-LD of a real-data release (per-dataset licences and citations)."""
     import mlcroissant as mlc
 
-    from causalarena.cards.card import column_docs
+    from causalarena.release.card import column_docs
 
     real = meta.real
     assert real is not None
@@ -309,7 +309,7 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
         data_preprocessing_protocol=[f"{d.name}: {d.preprocessing}" for d in real.datasets]
         + [
             "Constant columns are kept and listed in 'constant_columns'; nothing is imputed, "
-            "rescaled or subsampled (causalarena.loaders.real.subsample is an opt-in helper).",
+            "rescaled or subsampled (causalarena.generator.real.subsample is an opt-in helper).",
         ],
         data_biases=[
             "Few, small, widely studied datasets; the reference graphs reflect expert or "

@@ -1,6 +1,6 @@
 """Reference baselines for the temporal suites (effect track and graph-recovery track).
 
-Effect track (each ``predict(view)`` sees only a :class:`~causalarena.temporal.harness.ModelInput`):
+Effect track (each ``predict(view)`` sees only a :class:`~causalarena.eval.temporal.ModelInput`):
 
 ``Oracle``       privileged: regenerates the episode from ``(suite, version, index)`` with the
                  generator and reads the intervened arm at the query rows (checks that the
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from causalarena.temporal.harness import ModelInput
+from causalarena.eval.temporal import ModelInput
 
 
 def _ffill(x: np.ndarray) -> np.ndarray:
@@ -70,7 +70,10 @@ class Oracle:
     privileged = True
 
     def predict_rows(self, rows: list[dict[str, Any]]) -> list[np.ndarray]:
-        from causalarena.temporal.suites import generate_suite_episodes, get_temporal_suite
+        from causalarena.generator.temporal.suites import (
+            generate_suite_episodes,
+            get_temporal_suite,
+        )
 
         by_suite: dict[str, list[int]] = {}
         for r in rows:
@@ -268,7 +271,7 @@ EFFECT_BASELINES = {
 
 def run_baselines(rows: list[dict[str, Any]], names: list[str] | None = None) -> dict[str, Any]:
     """Score every baseline (in-process: they are trusted) on decoded rows."""
-    from causalarena.temporal.harness import evaluate
+    from causalarena.eval.temporal import evaluate
 
     out = {}
     for name in names or list(EFFECT_BASELINES):

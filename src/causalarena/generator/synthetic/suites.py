@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from causalarena.generator.graphs import GRAPH_FAMILIES
-from causalarena.generator.synthetic import DIMENSIONS, GENERATOR_REV, suite_key
+from causalarena.generator.synthetic.draw import DIMENSIONS, GENERATOR_REV, suite_key
 
 
 @dataclass(frozen=True)

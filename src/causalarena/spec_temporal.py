@@ -12,7 +12,7 @@ rest of the package): ``A0[i, j] = 1`` iff ``X^i_t -> X^j_t`` and ``A_lag[k-1, i
 self-loops ``X^j_{t-1} -> X^j_t``) are unrestricted.  Weights must be zero off the edges.
 
 :class:`TemporalSCM` stores everything needed to simulate the model; the simulators in
-:mod:`causalarena.temporal.simulate` are pure functions of ``(spec, intervention, T, seed)``.
+:mod:`causalarena.generator.temporal.simulate` are pure functions of ``(spec, intervention, T, seed)``.
 :class:`TemporalIntervention` is the single intervention model (hard, soft, time-varying, with a
 window).  Both are pydantic models with unknown fields rejected and exact JSON round trips
 (``TemporalSCM.from_json(s.to_json()) == s``); every invalid spec raises
@@ -189,7 +189,7 @@ class Driver(_Strict):
 
 
 class StructureLabel(_Strict):
-    """Identification label of a named structure (see :mod:`causalarena.temporal.structures`).
+    """Identification label of a named structure (see :mod:`causalarena.generator.temporal.structures`).
 
     Attributes
     ----------

@@ -516,11 +516,11 @@ def render_real_card(meta: ReleaseMetadata) -> str:
         "is its table with every intervention row dropped.",
         "- **Constant columns** are kept (the reference graph refers to them) and listed per "
         "table below and in the `constant_columns` column. Methods that cannot handle "
-        "zero-variance columns can drop them with `causalarena.loaders.real."
+        "zero-variance columns can drop them with `causalarena.generator.real."
         "drop_constant_columns` (or `fit_without_constant_columns`) and map the prediction back "
         "with `expand_adjacency`; dropped variables get no edges.",
         "- **Subsampling helper:** no rows are subsampled in the release. For slow methods "
-        "`causalarena.loaders.real.subsample(X, mask, n, seed=...)` draws a deterministic "
+        "`causalarena.generator.real.subsample(X, mask, n, seed=...)` draws a deterministic "
         "row subset that keeps the original order (observational rows before interventional "
         "ones); report `n` and `seed` with any score computed on a subsample.",
         "",

@@ -1,1 +1,0 @@
-"""Dataset card and citation files of release folders (rendered from one metadata model)."""
