@@ -27,6 +27,7 @@ DOTIME_VENV ?= /tmp/dotime-venv
 bench: $(STAMP)
 	$(BIN)/python bench/bench_build.py
 	$(BIN)/python bench/bench_load.py
+	$(BIN)/python bench/bench_run.py
 	@test -x $(DOTIME_VENV)/bin/python || ($(PYTHON) -m venv $(DOTIME_VENV) && \
 	  $(DOTIME_VENV)/bin/pip install -q dotime==0.2.0) || echo "dotime peer unavailable"
 	$(BIN)/python bench/bench_temporal.py --n 1000 10000 --dotime-python $(DOTIME_VENV)/bin/python
