@@ -48,18 +48,28 @@ import pandas as pd
 from causalarena.schema import SLICE_FACTORS
 
 __all__ = [
+    "CONFIDENCE",
     "HIGHER_IS_BETTER",
     "LOWER_IS_BETTER",
     "METRICS",
     "STATUSES",
+    "CriticalDifference",
     "RuntimeFit",
+    "SPLIT_LABELS",
+    "benchmark_table",
+    "bootstrap_ci",
+    "critical_difference",
+    "format_benchmark_table",
     "instance_scores",
     "interaction_scores",
     "leaderboard",
+    "mean_ci_table",
     "ood_scores",
     "pairwise_win_matrix",
     "pareto_front",
     "pooled",
+    "pooled_win_matrix",
+    "pooled_win_rates",
     "runtime_fit",
     "runtime_table",
     "slice_means",
@@ -86,8 +96,12 @@ INSTANCE_COLUMNS = (
     "n",
 )
 #: Columns describing the method or the release (constant per method / per table).
-METHOD_COLUMNS = ("method_version", "library_version")
+METHOD_COLUMNS = ("method_version", "library_version", "pretraining_disclosure")
 PROVENANCE_COLUMNS = ("release_version", "manifest_sha256", "package_version")
+
+#: Default number of bootstrap resamples and confidence level of every CI in this module.
+N_RESAMPLES = 2000
+CONFIDENCE = 0.95
 
 _REQUIRED = ("method", "config", "scm_id", "status")
 _TIE_RTOL = 1e-12
@@ -780,24 +794,36 @@ def pareto_front(cost: Sequence[float], score: Sequence[float]) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 # leaderboard
 # ----------------------------------------------------------------------------------------------
-def leaderboard(scores: pd.DataFrame) -> pd.DataFrame:
-    """One row per method: pooled metrics, win rates, status counts and runtime.
+def leaderboard(
+    scores: pd.DataFrame,
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per method: pooled metrics with bootstrap CIs, win rates, status counts, runtime.
 
     Parameters
     ----------
     scores : pandas.DataFrame
         The raw scores table (status counts are over runs, so the raw table is needed; an
         instance-level table also works since it keeps the counts).
+    confidence, n_resamples, seed
+        Bootstrap settings of every CI (:func:`bootstrap_ci`); the same table and seed give
+        the same intervals.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``method``, ``method_version``, ``library_version`` (when present), the pooled
-        metrics (:func:`pooled`; NaN where undefined, e.g. AUROC/AP for hard-graph methods),
-        ``win_rate_f1`` and ``win_rate_shd`` (pooled column of :func:`win_rates`),
+        Columns ``method``, ``method_version``, ``library_version`` and
+        ``pretraining_disclosure`` (when present), the pooled metrics (:func:`pooled`; NaN
+        where undefined, e.g. AUROC/AP for hard-graph methods) each followed by
+        ``<metric>_ci_low`` / ``<metric>_ci_high`` (bootstrap over instances);
+        ``win_rate`` (F1 and SHD pooled, :func:`pooled_win_rates` over every unit of the
+        table), ``win_rate_f1`` and ``win_rate_shd`` (one metric each), each with its CI;
         ``n_instances``, ``coverage`` (ok runs / all runs), the run counts per status and
-        ``runtime_s`` (mean instance runtime over scored instances).  Sorted by pooled F1,
-        descending, NaN last, ties broken by method name.
+        ``runtime_s`` (mean instance runtime over scored instances) with its CI.  Sorted by
+        pooled F1, descending, NaN last, ties broken by method name.
 
     Raises
     ------
@@ -811,19 +837,558 @@ def leaderboard(scores: pd.DataFrame) -> pd.DataFrame:
     for c in METHOD_COLUMNS:
         if c in inst.columns:
             out[c] = g[c].agg(lambda s: ", ".join(sorted({str(v) for v in s.dropna()})) or None)
-    for m in METRICS:
-        if m in inst.columns:
-            out[m] = pooled(inst, m)
-    for m in ("f1", "shd"):
-        if m in inst.columns:
-            out[f"win_rate_{m}"] = win_rates(inst, m)["pooled"]
+    boot = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
+    present = [m for m in (*METRICS, "runtime_s") if m in inst.columns]
+    ci = mean_ci_table(inst, ("method",), present, **boot).set_index(["method", "metric"])
+    for m in present:
+        if m == "runtime_s":
+            continue
+        out[m] = pooled(inst, m)
+        out[f"{m}_ci_low"] = ci.xs(m, level="metric")["ci_low"].reindex(methods)
+        out[f"{m}_ci_high"] = ci.xs(m, level="metric")["ci_high"].reindex(methods)
+    wins = {
+        "win_rate": [m for m in ("f1", "shd") if m in inst.columns],
+        "win_rate_f1": ["f1"] if "f1" in inst.columns else [],
+        "win_rate_shd": ["shd"] if "shd" in inst.columns else [],
+    }
+    for col, ms in wins.items():
+        if not ms:
+            continue
+        w = pooled_win_rates(inst, ms, setting=None, **boot)
+        w = w[w["family"] == "all"].set_index("method").reindex(methods)
+        out[col] = w["win_rate"]
+        out[f"{col}_ci_low"] = w["ci_low"]
+        out[f"{col}_ci_high"] = w["ci_high"]
     out["n_instances"] = g.size()
     counts = g[[f"n_{s}" for s in STATUSES] + ["n_runs"]].sum()
     out["coverage"] = counts["n_ok"] / counts["n_runs"]
     out = out.join(counts)
     if "runtime_s" in inst.columns:
         out["runtime_s"] = g["runtime_s"].mean()
+        out["runtime_s_ci_low"] = ci.xs("runtime_s", level="metric")["ci_low"].reindex(methods)
+        out["runtime_s_ci_high"] = ci.xs("runtime_s", level="metric")["ci_high"].reindex(methods)
     out = out.reset_index()
     if "f1" in out.columns:
         out = out.sort_values(["f1", "method"], ascending=[False, True], na_position="last")
     return out.reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# bootstrap confidence intervals
+# ----------------------------------------------------------------------------------------------
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Bootstrap confidence interval of a mean (``scipy.stats.bootstrap``, BCa).
+
+    The resampling units are the entries of ``values`` (one replicate-averaged instance score
+    each, so the interval is over instances, paper B.1).  NaNs are dropped first.
+
+    Parameters
+    ----------
+    values : sequence of float
+        One value per unit.
+    confidence : float, default 0.95
+        Confidence level in (0, 1).
+    n_resamples : int, default 2000
+    seed : int, default 0
+        Seed of the ``numpy.random.Generator`` that draws the resamples; the same inputs and
+        seed give the same interval.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.  ``(nan, nan)`` with fewer than two finite values.  When every value
+        is equal the bootstrap distribution is a point mass and the interval is
+        ``(value, value)`` (zero width; BCa itself is undefined there).
+
+    Raises
+    ------
+    ValueError
+        ``confidence`` outside (0, 1) or ``n_resamples < 1``.
+    """
+    from scipy import stats
+
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size < 2:
+        return (np.nan, np.nan)
+    if np.all(x == x[0]):
+        return (float(x[0]), float(x[0]))
+    res = stats.bootstrap(
+        (x,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method="BCa",
+        vectorized=True,
+        random_state=np.random.default_rng(seed),
+    )
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
+def _ratio_ci(
+    num: np.ndarray, den: np.ndarray, confidence: float, n_resamples: int, seed: int
+) -> tuple[float, float]:
+    """Bootstrap CI of ``sum(num) / sum(den)`` resampling units (paired), BCa."""
+    from scipy import stats
+
+    keep = den > 0
+    num, den = num[keep], den[keep]
+    if num.size < 2:
+        return (np.nan, np.nan)
+    unit = num / den
+    if np.all(unit == unit[0]):
+        return (float(unit[0]), float(unit[0]))
+
+    def ratio(a, b, axis=-1):
+        return a.sum(axis=axis) / b.sum(axis=axis)
+
+    res = stats.bootstrap(
+        (num, den),
+        ratio,
+        paired=True,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method="BCa",
+        vectorized=True,
+        random_state=np.random.default_rng(seed),
+    )
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
+def mean_ci_table(
+    scores: pd.DataFrame,
+    by: Sequence[str] = ("method",),
+    metrics: Sequence[str] | None = None,
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Mean, standard deviation and bootstrap CI of each metric per group (long form).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    by : sequence of str, default ("method",)
+        Grouping columns.
+    metrics : sequence of str, optional
+        Default: every column of :data:`METRICS` present (and ``runtime_s``).
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by``, ``metric``, ``n`` (instances with a value), ``mean``, ``sd``
+        (sample standard deviation over instances, ``ddof=1``), ``ci_low``, ``ci_high``.
+    """
+    inst = _as_instances(scores)
+    for c in by:
+        _check_factor(c, inst)
+    if metrics is None:
+        metrics = [m for m in (*METRICS, "runtime_s") if m in inst.columns]
+    rows = []
+    for key, sub in inst.groupby(list(by), sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for m in metrics:
+            v = pd.to_numeric(sub[m], errors="coerce").to_numpy(dtype=float)
+            v = v[np.isfinite(v)]
+            lo, hi = bootstrap_ci(v, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            rows.append(
+                {
+                    **dict(zip(by, key, strict=True)),
+                    "metric": m,
+                    "n": int(v.size),
+                    "mean": float(v.mean()) if v.size else np.nan,
+                    "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
+    return pd.DataFrame(rows, columns=[*by, "metric", "n", "mean", "sd", "ci_low", "ci_high"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Table 2 layout
+# ----------------------------------------------------------------------------------------------
+#: Split label of each ``setting`` value (paper Table 2 column headers).
+SPLIT_LABELS = {"obs": "obs", "obsint": "obs+int"}
+
+
+def benchmark_table(
+    scores: pd.DataFrame,
+    metrics: Sequence[str] = ("f1", "shd"),
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Family x split cells of each metric, with the unweighted ``Avg`` (paper Table 2).
+
+    A cell is one ``(family, setting)`` pair (e.g. Synthetic obs, Synthetic obs+int).  Its
+    value is the mean over the cell's replicate-averaged instance scores, with the sample
+    standard deviation over instances and a bootstrap CI (:func:`bootstrap_ci`).  A method
+    *supports* a cell when it has at least one scored instance there; cells it does not
+    support (e.g. obs+int for a method without intervention support, whose runs are all
+    ``unsupported``) are NaN.  ``Avg`` is the unweighted mean of the supported cells' means
+    (paper Table 2: "methods without intervention support are averaged over three obs-only
+    cells, not six"); its ``n_cells`` says how many.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`; needs ``family`` and
+        ``setting``.
+    metrics : sequence of str, default ("f1", "shd")
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form: ``method``, ``family``, ``split`` (``obs`` / ``obs+int``; ``Avg`` rows have
+        ``family == "Avg"`` and ``split == ""``), ``metric``, ``n``, ``mean``, ``sd``,
+        ``ci_low``, ``ci_high``, ``n_cells``.  Families and splits in sorted order.
+
+    Raises
+    ------
+    ValueError
+        Missing ``family``/``setting`` column, or an unknown metric.
+    """
+    inst = _as_instances(scores)
+    for c in ("family", "setting"):
+        _check_factor(c, inst)
+    for m in metrics:
+        _check_metric(m, inst)
+    cells = mean_ci_table(
+        inst,
+        ("method", "family", "setting"),
+        metrics,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    cells = cells.rename(columns={"setting": "split"})
+    cells["split"] = cells["split"].map(lambda s: SPLIT_LABELS.get(s, s))
+    cells.loc[cells["n"] == 0, ["mean", "sd", "ci_low", "ci_high"]] = np.nan
+    cells["n_cells"] = 1
+    supported = cells[cells["n"] > 0]
+    avg = supported.groupby(["method", "metric"], sort=True).agg(
+        mean=("mean", "mean"), n=("n", "sum"), n_cells=("mean", "size")
+    )
+    avg = avg.reset_index().assign(family="Avg", split="", sd=np.nan, ci_low=np.nan)
+    avg["ci_high"] = np.nan
+    out = pd.concat([cells, avg[cells.columns]], ignore_index=True)
+    return out.sort_values(["method", "metric"], kind="stable").reset_index(drop=True)
+
+
+def format_benchmark_table(table: pd.DataFrame, missing: str = "–") -> pd.DataFrame:
+    """Render :func:`benchmark_table` as the paper's wide table of ``mean (sd)`` strings.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`benchmark_table`.
+    missing : str, default "–"
+        Text of an unsupported cell.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method`` (sorted by the ``Avg`` of the first metric, best first); one column
+        per ``"<family> <split>"`` cell and a last ``Avg`` column.  Each cell joins the
+        metrics with `` / `` (e.g. ``"0.512 (0.210) / 12.30 (5.10)"``); ``Avg`` cells give the
+        mean only.
+    """
+    metrics = list(dict.fromkeys(table["metric"]))
+
+    def fmt(m: str, mean: float, sd: float) -> str:
+        if not np.isfinite(mean):
+            return missing
+        spec = "{:.3f}" if m in ("f1", "precision", "recall", "auroc", "ap", "nshd") else "{:.2f}"
+        if not np.isfinite(sd):
+            return spec.format(mean)
+        return f"{spec.format(mean)} ({spec.format(sd)})"
+
+    cells = table[table["family"] != "Avg"]
+    cols = [
+        f"{f} {s}"
+        for f, s in sorted({(f, s) for f, s in zip(cells["family"], cells["split"], strict=True)})
+    ]
+    cols.append("Avg")
+    out: dict[str, dict[str, str]] = {}
+    for (method, fam, split), sub in table.groupby(["method", "family", "split"], sort=False):
+        col = "Avg" if fam == "Avg" else f"{fam} {split}"
+        by_metric = {r.metric: fmt(r.metric, r.mean, r.sd) for r in sub.itertuples()}
+        out.setdefault(method, {})[col] = " / ".join(by_metric.get(m, missing) for m in metrics)
+    frame = pd.DataFrame.from_dict(out, orient="index").reindex(columns=cols).fillna(missing)
+    first = metrics[0]
+    key = table[(table["family"] == "Avg") & (table["metric"] == first)].set_index("method")
+    order = key["mean"].reindex(frame.index)
+    asc = first in LOWER_IS_BETTER
+    frame = frame.loc[order.sort_values(ascending=asc, na_position="last", kind="stable").index]
+    frame.index.name = "method"
+    return frame
+
+
+# ----------------------------------------------------------------------------------------------
+# pooled F1 + SHD win rate (Figure 1 / Figure 19)
+# ----------------------------------------------------------------------------------------------
+def _win_arrays(
+    inst: pd.DataFrame, metrics: Sequence[str], methods: list[str]
+) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Per-unit win and comparison counts: ``W[u, i, j]`` wins of i over j on unit u."""
+    units = pd.MultiIndex.from_frame(inst[["config", "scm_id"]].drop_duplicates()).sort_values()
+    k = len(methods)
+    W = np.zeros((len(units), k, k))
+    C = np.zeros((len(units), k, k))
+    for metric in metrics:
+        sign = _better_sign(metric)
+        wide = inst.pivot_table(
+            index=["config", "scm_id"], columns="method", values=metric, aggfunc="first"
+        ).reindex(index=units, columns=methods)
+        v = wide.to_numpy(dtype=float)
+        a, b = v[:, :, None], v[:, None, :]
+        both = np.isfinite(a) & np.isfinite(b)
+        both &= ~np.eye(k, dtype=bool)[None]
+        with np.errstate(invalid="ignore"):
+            tie = both & np.isclose(a, b, rtol=_TIE_RTOL, atol=0.0)
+            win = both & (sign * (a - b) > 0) & ~tie
+        W += win + 0.5 * tie
+        C += both
+    return W, C, units
+
+
+def _select(inst: pd.DataFrame, setting: str | None) -> pd.DataFrame:
+    if setting is None:
+        return inst
+    _check_factor("setting", inst)
+    return inst[inst["setting"] == setting]
+
+
+def pooled_win_matrix(
+    scores: pd.DataFrame,
+    metrics: Sequence[str] = ("f1", "shd"),
+    *,
+    setting: str | None = "obs",
+    family: str | None = None,
+) -> pd.DataFrame:
+    """Win rate of the row method over the column method, pooled over metrics (Figure 19).
+
+    On each unit (instance, replicate-averaged) where both methods have a value, every metric
+    of ``metrics`` is one comparison: a win counts 1 (higher F1, lower SHD), a tie 0.5, a
+    loss 0.  The cell is total wins over total comparisons, so ``M[A, B] + M[B, A] = 1``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metrics : sequence of str, default ("f1", "shd")
+    setting : str or None, default "obs"
+        Keep only instances of this ``setting`` (the paper's matrix is observation-only);
+        ``None`` keeps all.
+    family : str, optional
+        Keep only this SCM ``family``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Square method x opponent frame; NaN on the diagonal and for pairs without a common
+        unit.
+    """
+    inst = _select(_as_instances(scores), setting)
+    for m in metrics:
+        _check_metric(m, inst)
+    if family is not None:
+        _check_factor("family", inst)
+        inst = inst[inst["family"] == family]
+    methods = _sorted_categories(_as_instances(scores)["method"])
+    if inst.empty:
+        return pd.DataFrame(np.nan, index=methods, columns=methods)
+    W, C, _ = _win_arrays(inst, metrics, methods)
+    w, c = W.sum(axis=0), C.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mat = np.where(c > 0, w / np.where(c > 0, c, 1), np.nan)
+    out = pd.DataFrame(mat, index=methods, columns=methods)
+    out.index.name, out.columns.name = "method", "opponent"
+    return out
+
+
+def pooled_win_rates(
+    scores: pd.DataFrame,
+    metrics: Sequence[str] = ("f1", "shd"),
+    *,
+    setting: str | None = "obs",
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Pooled pairwise win rate per method and family, with bootstrap CIs (paper Figure 1).
+
+    Within each SCM ``family`` a method's rate is its wins over its comparisons, summed over
+    units (instances), opponents and ``metrics`` (F1 and SHD compared separately on each unit;
+    ties 0.5).  ``family == "all"`` pools every unit; ``family_mean`` is the unweighted mean
+    of the family rates (the ordering key of Figure 1, no CI).  The CI resamples units within
+    the family (:func:`scipy.stats.bootstrap`, BCa on the ratio of sums, paired).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metrics : sequence of str, default ("f1", "shd")
+    setting : str or None, default "obs"
+        Observation-only by default, as in Figure 1; ``None`` keeps every split.
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form: ``method``, ``family``, ``win_rate``, ``ci_low``, ``ci_high``, ``n_units``
+        (units with at least one comparison), ``n_comparisons``.  Methods follow the order of
+        ``family_mean``, best first.
+    """
+    inst = _select(_as_instances(scores), setting)
+    for m in metrics:
+        _check_metric(m, inst)
+    methods = _sorted_categories(_as_instances(scores)["method"])
+    cols = ["method", "family", "win_rate", "ci_low", "ci_high", "n_units", "n_comparisons"]
+    if inst.empty:
+        return pd.DataFrame(columns=cols)
+    groups: list[tuple[str, pd.DataFrame]] = []
+    if "family" in inst.columns:
+        groups += [(str(f), inst[inst["family"] == f]) for f in _sorted_categories(inst["family"])]
+    groups.append(("all", inst))
+    rows = []
+    for fam, sub in groups:
+        W, C, _ = _win_arrays(sub, metrics, methods)
+        wu, cu = W.sum(axis=2), C.sum(axis=2)  # (units, methods)
+        for i, m in enumerate(methods):
+            num, den = wu[:, i], cu[:, i]
+            total = den.sum()
+            rate = num.sum() / total if total > 0 else np.nan
+            lo, hi = _ratio_ci(num, den, confidence, n_resamples, seed)
+            rows.append(
+                {
+                    "method": m,
+                    "family": fam,
+                    "win_rate": rate,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n_units": int((den > 0).sum()),
+                    "n_comparisons": int(total),
+                }
+            )
+    out = pd.DataFrame(rows, columns=cols)
+    fams = out[out["family"] != "all"]
+    if not fams.empty:
+        fm = fams.groupby("method", sort=True)["win_rate"].mean()
+        extra = pd.DataFrame(
+            {"method": fm.index, "family": "family_mean", "win_rate": fm.to_numpy()}
+        )
+        extra[["ci_low", "ci_high"]] = np.nan
+        extra["n_units"] = fams.groupby("method", sort=True)["n_units"].sum().to_numpy()
+        extra["n_comparisons"] = fams.groupby("method", sort=True)["n_comparisons"].sum().to_numpy()
+        out = pd.concat([out, extra[cols]], ignore_index=True)
+        key = fm
+    else:
+        key = out[out["family"] == "all"].set_index("method")["win_rate"]
+    order = {m: r for r, m in enumerate(key.sort_values(ascending=False, kind="stable").index)}
+    out["_o"] = out["method"].map(order)
+    return out.sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# critical-difference diagram (Friedman + Nemenyi, Demšar 2006)
+# ----------------------------------------------------------------------------------------------
+class CriticalDifference(NamedTuple):
+    """Average ranks and the Nemenyi critical difference over common instances."""
+
+    ranks: pd.Series
+    """Average rank per method (1 = best), sorted ascending."""
+    cd: float
+    """Nemenyi critical difference: two methods whose average ranks differ by less are not
+    significantly different at ``alpha``."""
+    n_instances: int
+    """Instances where every compared method has a value (the ranking units)."""
+    friedman_p: float
+    """p-value of the Friedman test (NaN with fewer than three methods)."""
+    alpha: float
+
+
+def critical_difference(
+    scores: pd.DataFrame,
+    metric: str = "f1",
+    *,
+    alpha: float = 0.05,
+    setting: str | None = None,
+    methods: Sequence[str] | None = None,
+) -> CriticalDifference:
+    """Friedman test and Nemenyi critical difference of average ranks (Demšar 2006).
+
+    Each instance (replicate-averaged) on which every compared method has a value ranks the
+    methods (1 = best; ties get the average rank, :func:`scipy.stats.rankdata`).  With ``k``
+    methods and ``N`` instances, ``CD = q_alpha * sqrt(k (k + 1) / (6 N))`` where ``q_alpha``
+    is the studentized-range quantile ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metric : str, default "f1"
+    alpha : float, default 0.05
+    setting : str, optional
+        Keep only instances of this ``setting``.
+    methods : sequence of str, optional
+        Methods to compare; default: every method with a value on at least one instance.
+        Methods without a value on any common instance are dropped.
+
+    Returns
+    -------
+    CriticalDifference
+
+    Raises
+    ------
+    ValueError
+        Fewer than two methods or two common instances remain.
+    """
+    from scipy import stats
+
+    inst = _select(_as_instances(scores), setting)
+    _check_metric(metric, inst)
+    wide = inst.pivot_table(
+        index=["config", "scm_id"], columns="method", values=metric, aggfunc="first"
+    )
+    if methods is not None:
+        wide = wide.reindex(columns=list(methods))
+    wide = wide.dropna(axis=1, how="all").dropna(axis=0, how="any")
+    k, n = wide.shape[1], wide.shape[0]
+    if k < 2 or n < 2:
+        raise ValueError(
+            f"critical difference needs >= 2 methods on >= 2 common instances with a "
+            f"{metric!r} value, got {k} method(s) on {n} instance(s)"
+        )
+    sign = _better_sign(metric)
+    ranks = stats.rankdata(-sign * wide.to_numpy(dtype=float), axis=1)
+    avg = pd.Series(ranks.mean(axis=0), index=wide.columns, name="rank").sort_values()
+    q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    cd = float(q * np.sqrt(k * (k + 1) / (6.0 * n)))
+    p = np.nan
+    if k >= 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p = float(stats.friedmanchisquare(*wide.to_numpy(dtype=float).T).pvalue)
+    return CriticalDifference(avg, cd, int(n), p, float(alpha))
