@@ -39,6 +39,12 @@ PREDICTION_SCHEMA = pa.schema(
         ("release_version", pa.string()),
         ("manifest_sha256", pa.string()),
         ("package_version", pa.string()),
+        # run settings that determine the row (a rerun with other values redoes it) and the
+        # method's captured output (size-capped); filled by causalarena.eval.runner
+        ("timeout_s", pa.float64()),
+        ("memory_limit_bytes", pa.int64()),
+        ("stdout", pa.string()),
+        ("stderr", pa.string()),
     ]
 )
 
