@@ -48,3 +48,11 @@ class ReleaseError(CausalArenaError):
 
 class ChecksumError(ReleaseError):
     """A file's sha256 differs from the one recorded for it."""
+
+
+class LabError(CausalArenaError, ValueError):
+    """A lab-episode request is invalid: an action past the budget, a non-controllable
+    property, a malformed hypothesis, an unknown episode (CausaLab sections 3.2 and 4).
+
+    The message names the field and the offending value and says what is allowed.
+    """

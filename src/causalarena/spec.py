@@ -212,9 +212,17 @@ class InterventionSpec(_Strict):
     ----------
     targets : list of str
         The target pool; every interventional row targets variables from it.
-    protocol : {"hard_resample"}
-        Hard do-resampling: the target's structural assignment is replaced by the drawn value
-        and every descendant is recomputed.
+    protocol : {"hard_resample", "shift"}
+        ``"hard_resample"``: hard do-resampling, the target's structural assignment is replaced
+        by the drawn value and every descendant is recomputed.  ``"shift"``: the shift-style
+        laboratory intervention of CausaLab (section 3.2, after Rothenhaeusler et al. 2015):
+        setting ``X`` to ``v`` makes ``X`` read ``v`` now and ``X`` keeps following its parents
+        afterwards, ``X = v + sum_p (f_p(p) - f_p(p_at_intervention))``; descendants recompute.
+        For one intervention per unit this equals hard do-resampling with the unit's exogenous
+        terms kept, so :func:`causalarena.generator.sample.sample` stays valid; sequences of
+        interventions on one unit are simulated by :mod:`causalarena.generator.lab.semantics`.
+        It needs additive mechanisms (``linear`` or ``polynomial``) on every structural
+        variable and one target per row.
     assignment : {"balanced"}
         Rows are assigned to targets in equal shares (remainder spread over the first targets
         of a seeded permutation).
@@ -223,7 +231,7 @@ class InterventionSpec(_Strict):
     """
 
     targets: list[str] = Field(min_length=1)
-    protocol: Literal["hard_resample"] = "hard_resample"
+    protocol: Literal["hard_resample", "shift"] = "hard_resample"
     assignment: Literal["balanced"] = "balanced"
     targets_per_row: int = Field(default=1, ge=1)
     value_rule: ValueRule = Field(default_factory=ValueRule)
@@ -489,6 +497,8 @@ def _validate_semantics(spec: SCMSpec) -> None:
                 iv.targets_per_row,
                 "cannot exceed the size of the target pool",
             )
+        if iv.protocol == "shift":
+            _validate_shift(spec)
         if iv.value_rule.kind == "fixed":
             missing = [t for t in iv.targets if t not in iv.value_rule.values]
             if missing:
@@ -511,6 +521,35 @@ def _validate_semantics(spec: SCMSpec) -> None:
                 "intervention.value_rule",
                 iv.value_rule.model_dump(),
                 "low_q must be below high_q",
+            )
+
+
+#: Mechanism families whose output is a sum of per-parent terms (shift interventions need them).
+SHIFT_MECHANISMS = ("linear", "polynomial")
+
+
+def _validate_shift(spec: SCMSpec) -> None:
+    """Shift interventions (CausaLab section 3.2) need additive mechanisms and one target."""
+    iv = spec.intervention
+    if iv.targets_per_row != 1:
+        raise SpecError(
+            None,
+            "intervention.targets_per_row",
+            iv.targets_per_row,
+            "shift interventions set one property at a time",
+        )
+    for v in spec.variables:
+        if v.mechanism is not None and v.mechanism.family not in SHIFT_MECHANISMS:
+            raise SpecError(
+                v.name,
+                "mechanism.family",
+                v.mechanism.family,
+                f"shift interventions need additive mechanisms {list(SHIFT_MECHANISMS)}",
+            )
+    for st in spec.stressors:
+        if st.kind in ("soft_intervention", "intervention_shift"):
+            raise SpecError(
+                None, "stressors", st.kind, "stressor does not apply to shift interventions"
             )
 
 
