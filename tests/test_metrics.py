@@ -28,6 +28,8 @@ METRIC_KEYS = (
     "shd",
     "nshd",
     "sid",
+    "sid_lower",
+    "sid_upper",
     "auroc",
     "ap",
     "shd_pattern",

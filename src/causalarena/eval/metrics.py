@@ -23,6 +23,7 @@ Conventions
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,10 +40,13 @@ __all__ = [
     "MixedGraph",
     "adjacency_from_edges",
     "cpdag",
+    "cpdag_problem",
+    "dag_extension",
     "from_endpoints",
     "mixed_graph",
     "orient_randomly",
     "score_graph",
+    "sid_bounds",
 ]
 
 #: PAG endpoint codes of :func:`from_endpoints` (pcalg ``amat.pag`` convention).
@@ -144,7 +148,27 @@ def _find_cycle(adj: NDArray[Any]) -> list[int] | None:
 
 
 def _is_acyclic(adj: NDArray[Any]) -> bool:
-    return _find_cycle(adj) is None
+    """True iff ``adj`` (i -> j convention) has no directed cycle.
+
+    Peels all sources at once until none is left (one vectorised step per level of the
+    longest path), so a DAG of depth ``L`` costs ``L`` steps.
+    """
+    a = np.asarray(adj) != 0
+    if not a.any():
+        return True
+    indeg = a.sum(axis=0)
+    alive = np.ones(a.shape[0], dtype=bool)
+    while True:
+        src = alive & (indeg == 0)
+        if not src.any():
+            return not alive.any()
+        alive &= ~src
+        indeg = indeg - a[src].sum(axis=0)
+
+
+def _bmm(x: NDArray[np.bool_], y: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Boolean matrix product ``(x @ y) > 0`` through float32 BLAS."""
+    return (x.astype(np.float32) @ y.astype(np.float32)) > 0.5
 
 
 # ----------------------------------------------------------------------------------------------
@@ -500,10 +524,14 @@ def orient_randomly(
         duplicates.
     """
     g = graph if isinstance(graph, MixedGraph) else mixed_graph(graph)
+    free = g.undirected | g.bidirected
+    if not free.any():
+        if names is not None:
+            _check_names(names, g.d, "names")
+        return g.directed.astype(np.int8, copy=True)
     rank = _node_ranks(g.d, seed, names)
     pos = _linear_extension(g.directed, rank)
     forward = pos[:, None] < pos[None, :]
-    free = g.undirected | g.bidirected
     return ((g.directed == 1) | (free & forward)).astype(np.int8)
 
 
@@ -535,44 +563,146 @@ def cpdag(dag: ArrayLike) -> NDArray[np.int8]:
         If ``dag`` is not a valid adjacency matrix (see :func:`score_graph`) or has a cycle.
     """
     a = _check_binary(dag, "dag").astype(bool)
-    cycle = _find_cycle(a)
-    if cycle is not None:
-        raise ValueError(f"dag has a directed cycle through nodes {cycle}")
-    d = a.shape[0]
-    adj = a | a.T
-    directed = np.zeros((d, d), dtype=bool)
-    for k in range(d):
-        pa = np.flatnonzero(a[:, k])
-        for n, i in enumerate(pa):
-            for j in pa[n + 1 :]:
-                if not adj[i, j]:
-                    directed[i, k] = directed[j, k] = True
-    undirected = adj & ~directed & ~directed.T
+    if not _is_acyclic(a):
+        raise ValueError(f"dag has a directed cycle through nodes {_find_cycle(a)}")
+    return _cpdag_of(a).astype(np.int8)
 
-    changed = True
-    while changed:
-        changed = False
-        for i, j in np.argwhere(undirected):
-            if not undirected[i, j]:
-                continue
-            # R1: k -> i, i - j, k and j non-adjacent  =>  i -> j
-            r1 = np.any(directed[:, i] & ~adj[:, j] & (np.arange(d) != j))
-            # R2: i -> k -> j, i - j  =>  i -> j
-            r2 = np.any(directed[i, :] & directed[:, j])
-            # R3: i - k -> j, i - l -> j, k and l non-adjacent, i - j  =>  i -> j
-            r3 = False
-            if not (r1 or r2):
-                cand = np.flatnonzero(undirected[i, :] & directed[:, j])
-                if cand.size >= 2:
-                    sub = adj[np.ix_(cand, cand)]
-                    r3 = bool(np.any(~sub[np.triu_indices(cand.size, 1)]))
-            if r1 or r2 or r3:
-                if not a[i, j]:  # the rules are sound: this cannot happen
-                    raise RuntimeError(f"Meek rules oriented {i} -> {j} against the DAG")
-                directed[i, j] = True
-                undirected[i, j] = undirected[j, i] = False
-                changed = True
-    return (directed | undirected).astype(np.int8)
+
+def _cpdag_of(a: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """CPDAG (bool, CPDAG convention) of a validated acyclic boolean adjacency.
+
+    Vectorised: the v-structure edges are ``a & (N @ a)`` with ``N`` the non-adjacency
+    matrix, and each round applies R1 and R2 to every undirected pair at once through boolean
+    matrix products; R3 is checked only on pairs with at least two candidate ``k``.  Applying
+    sound rules simultaneously reaches the same fixpoint as one at a time (every step keeps
+    the partially directed graph sound, and the fixpoint is complete; Meek 1995).
+    """
+    adj = a | a.T
+    non = ~adj
+    np.fill_diagonal(non, False)
+    directed = a & _bmm(non, a)  # i -> k <- j with i, j non-adjacent
+    undirected = adj & ~directed & ~directed.T
+    while undirected.any():
+        # R1: k -> i, i - j, k and j non-adjacent  =>  i -> j
+        # R2: i -> k -> j, i - j  =>  i -> j
+        new = undirected & (_bmm(directed.T, non) | _bmm(directed, directed))
+        # R3: i - k -> j, i - l -> j, k and l non-adjacent, i - j  =>  i -> j
+        count = undirected.astype(np.float32) @ directed.astype(np.float32)
+        for i, j in np.argwhere(undirected & ~new & (count > 1.5)):
+            cand = np.flatnonzero(undirected[i] & directed[:, j])
+            if non[np.ix_(cand, cand)].any():
+                new[i, j] = True
+        if not new.any():
+            break
+        if (new & ~a).any():  # the rules are sound: this cannot happen
+            i, j = _first_index(new & ~a)
+            raise RuntimeError(f"Meek rules oriented {i} -> {j} against the DAG")
+        directed |= new
+        undirected &= ~(new | new.T)
+    return directed | undirected
+
+
+def dag_extension(pattern: ArrayLike) -> NDArray[np.int8] | None:
+    """A consistent DAG extension of a partially directed graph, or None if it has none.
+
+    Dor and Tarsi (1992): repeatedly pick a node ``x`` that has no outgoing directed edge
+    among the remaining nodes and whose every undirected neighbour is adjacent to all other
+    neighbours of ``x``; orient all undirected edges at ``x`` into ``x`` and remove ``x``.
+    The result keeps every directed edge, orients every undirected one, is acyclic and has no
+    v-structure the pattern does not have.  When no such node exists the pattern has no
+    consistent extension.
+
+    Parameters
+    ----------
+    pattern : array_like of {0, 1}, shape (d, d)
+        CPDAG convention (``A[i, j] = A[j, i] = 1`` is ``i - j``).
+
+    Returns
+    -------
+    ndarray of int8, shape (d, d) or None
+
+    Raises
+    ------
+    ValueError
+        If ``pattern`` is not a binary square matrix with zero diagonal.
+    """
+    a = _check_binary(pattern, "pattern").astype(bool)
+    ext = _extension(a)
+    return None if ext is None else ext.astype(np.int8)
+
+
+def _extension(a: NDArray[np.bool_]) -> NDArray[np.bool_] | None:
+    d = a.shape[0]
+    und = a & a.T
+    dire = a & ~a.T
+    adj = a | a.T
+    out = dire.copy()
+    alive = np.ones(d, dtype=bool)
+    for _ in range(d):
+        sub_adj = adj & alive[None, :] & alive[:, None]
+        sub_und = und & sub_adj
+        sink = alive & ~(dire & alive[None, :]).any(axis=1)
+        # bad[x, y]: y - x undirected and some other neighbour z of x is not adjacent to y
+        miss = ~sub_adj
+        np.fill_diagonal(miss, False)
+        bad = sub_und & _bmm(sub_adj, miss.T)
+        ok = sink & ~bad.any(axis=1)
+        if not ok.any():
+            return None
+        x = int(np.flatnonzero(ok)[0])
+        nb = np.flatnonzero(sub_und[x])
+        out[nb, x] = True
+        alive[x] = False
+    return out
+
+
+def cpdag_problem(pattern: ArrayLike) -> str | None:
+    """Why a matrix is not a valid CPDAG, or None when it is one.
+
+    A valid CPDAG is the CPDAG of some DAG: it has a consistent DAG extension
+    (:func:`dag_extension`) and the CPDAG of that extension (:func:`cpdag`) is the matrix
+    itself (Andersson et al. 1997; any consistent extension lies in the same Markov
+    equivalence class, so one extension decides).
+
+    Parameters
+    ----------
+    pattern : array_like of {0, 1}, shape (d, d)
+        CPDAG convention.
+
+    Returns
+    -------
+    str or None
+        A sentence naming the offending edge (or the directed cycle), without Python reprs.
+
+    Raises
+    ------
+    ValueError
+        If ``pattern`` is not a binary square matrix with zero diagonal.
+    """
+    a = _check_binary(pattern, "pattern").astype(bool)
+    dire = a & ~a.T
+    if not _is_acyclic(dire):
+        cyc = _find_cycle(dire)
+        return "its directed edges form a cycle " + " -> ".join(map(str, [*cyc, cyc[0]]))
+    ext = _extension(a)
+    if ext is None:
+        return (
+            "it has no consistent DAG extension (every orientation of its undirected edges "
+            "adds a v-structure or a cycle)"
+        )
+    c = _cpdag_of(ext)
+    diff = c != a
+    if not diff.any():
+        return None
+    i, j = _first_index(diff)
+    if a[i, j] and a[j, i]:
+        k, m = (i, j) if c[i, j] else (j, i)
+        return f"edge {i} - {j} is undirected, but every DAG with its v-structures has {k} -> {m}"
+    k, m = (i, j) if a[i, j] else (j, i)
+    return (
+        f"edge {k} -> {m} is directed, but the DAGs with its v-structures also allow "
+        f"{m} -> {k} (a CPDAG leaves it undirected)"
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -581,15 +711,40 @@ def cpdag(dag: ArrayLike) -> NDArray[np.int8]:
 _NONE, _FWD, _BWD, _UND, _BI = 0, 1, 2, 3, 4
 
 
-def _pair_codes(g: MixedGraph) -> NDArray[np.int8]:
+@functools.lru_cache(maxsize=64)
+def _triu(d: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    return np.triu_indices(d, 1)
+
+
+def _codes(directed: NDArray[np.bool_], undirected: NDArray[np.bool_]) -> NDArray[np.int8]:
     """Edge state of each unordered pair i < j (row-major upper triangle)."""
-    iu = np.triu_indices(g.d, 1)
+    iu = _triu(directed.shape[0])
     code = np.zeros(iu[0].size, dtype=np.int8)
-    code[g.directed[iu] == 1] = _FWD
-    code[g.directed.T[iu] == 1] = _BWD
-    code[g.undirected[iu]] = _UND
-    code[g.bidirected[iu]] = _BI
+    code[directed[iu]] = _FWD
+    code[directed.T[iu]] = _BWD
+    code[undirected[iu]] = _UND
     return code
+
+
+def _pair_codes(g: MixedGraph) -> NDArray[np.int8]:
+    """Edge state of each unordered pair i < j of a mixed graph."""
+    code = _codes(g.directed == 1, g.undirected)
+    code[g.bidirected[_triu(g.d)]] = _BI
+    return code
+
+
+def _shd_codes(
+    t: NDArray[np.int8], p: NDArray[np.int8], reversal_cost: int
+) -> tuple[int, int, int, int]:
+    """(shd, missing, extra, mismatched-present) from two pair-code vectors."""
+    t_on, p_on = t != _NONE, p != _NONE
+    missing = int(np.count_nonzero(t_on & ~p_on))
+    extra = int(np.count_nonzero(~t_on & p_on))
+    differ = t_on & p_on & (t != p)
+    reversed_ = differ & (t <= _BWD) & (p <= _BWD)
+    n_diff, n_rev = int(np.count_nonzero(differ)), int(np.count_nonzero(reversed_))
+    shd = missing + extra + (n_diff - n_rev) + reversal_cost * n_rev
+    return shd, missing, extra, n_diff
 
 
 def _pair_shd(true: MixedGraph, pred: MixedGraph, reversal_cost: int) -> tuple[int, int, int, int]:
@@ -598,14 +753,7 @@ def _pair_shd(true: MixedGraph, pred: MixedGraph, reversal_cost: int) -> tuple[i
     A pair present in both graphs with different marks costs 1, except an exact reversal
     (``i -> j`` versus ``j -> i``), which costs ``reversal_cost``.
     """
-    t, p = _pair_codes(true), _pair_codes(pred)
-    missing = int(np.sum((t != _NONE) & (p == _NONE)))
-    extra = int(np.sum((t == _NONE) & (p != _NONE)))
-    differ = (t != _NONE) & (p != _NONE) & (t != p)
-    reversed_ = differ & np.isin(t, (_FWD, _BWD)) & np.isin(p, (_FWD, _BWD))
-    n_diff, n_rev = int(differ.sum()), int(reversed_.sum())
-    shd = missing + extra + (n_diff - n_rev) + reversal_cost * n_rev
-    return shd, missing, extra, n_diff
+    return _shd_codes(_pair_codes(true), _pair_codes(pred), reversal_cost)
 
 
 def _check_scores(x: ArrayLike, what: str) -> NDArray[np.float64]:
@@ -632,6 +780,9 @@ def score_graph(
     names_pred: Sequence[Hashable] | None = None,
     reversal_cost: int = 1,
     bidirected: ArrayLike | None = None,
+    sid: bool = True,
+    pattern: bool = True,
+    true_cpdag: ArrayLike | None = None,
 ) -> dict[str, Any]:
     """Score a predicted graph against the true DAG with the CausalArena metrics.
 
@@ -666,12 +817,20 @@ def score_graph(
     bidirected : array_like of bool, shape (d', d'), optional
         Bidirected edges of a matrix prediction (see :func:`mixed_graph`). Not allowed when
         ``pred_adjacency`` is already a :class:`MixedGraph`.
+    sid : bool, default True
+        Compute ``sid``, ``sid_lower`` and ``sid_upper`` (the costly part: ``gadjid``);
+        False leaves them None.
+    pattern : bool, default True
+        Compute ``shd_pattern``; False leaves it None.
+    true_cpdag : array_like of {0, 1}, shape (d, d), optional
+        ``cpdag(true_adjacency)`` when the caller already has it (the scorer computes it once
+        per instance); it is trusted, not recomputed or checked.
 
     Returns
     -------
     dict
         ``precision``, ``recall``, ``f1``, ``nshd``, ``auroc``, ``ap`` (float or None);
-        ``shd``, ``sid``, ``shd_pattern`` (int or None); ``tp``, ``fp``, ``fn``,
+        ``shd``, ``sid``, ``sid_lower``, ``sid_upper``, ``shd_pattern`` (int or None); ``tp``, ``fp``, ``fn``,
         ``n_missing``, ``n_extra``, ``n_reversed`` (int or None, the SHD parts; with
         ``reversal_cost=1``, ``shd = n_missing + n_extra + n_reversed``),
         ``n_undirected``, ``n_bidirected`` (int or None, pairs in the prediction before
@@ -705,6 +864,11 @@ def score_graph(
       wrongly inferred from ``P``; computed with ``gadjid.sid`` (``"from row to column"``,
       which is our convention). None when ``P`` has a directed cycle (the prediction's
       directed part is cyclic); 0 when ``d = 1``.
+    * **SID bounds** (our addition, after Peters & Buhlmann 2015): for a CPDAG prediction,
+      ``sid_lower``/``sid_upper`` bound the SID over its Markov equivalence class
+      (:func:`sid_bounds`), beside ``sid`` of the seeded orientation, which need not lie in
+      the class; None when the prediction is not a valid CPDAG or has bidirected edges, and
+      for PAGs. For a DAG prediction both equal ``sid``.
     * **AUROC/AP** (B.2): ``sklearn.metrics.roc_auc_score`` and
       ``average_precision_score`` of ``edge_scores`` against the truth on the off-diagonal
       ordered pairs; None without ``edge_scores`` or when the truth has no edge or no
@@ -723,9 +887,10 @@ def score_graph(
 
     truth = _check_binary(true_adjacency, "true_adjacency")
     d = truth.shape[0]
-    cycle = _find_cycle(truth)
-    if cycle is not None:
-        raise ValueError(f"true_adjacency must be a DAG but has a directed cycle through {cycle}")
+    if not _is_acyclic(truth):
+        raise ValueError(
+            f"true_adjacency must be a DAG but has a directed cycle through {_find_cycle(truth)}"
+        )
 
     graph: MixedGraph | None
     if pred_adjacency is None:
@@ -782,6 +947,8 @@ def score_graph(
             "shd",
             "nshd",
             "sid",
+            "sid_lower",
+            "sid_upper",
             "auroc",
             "ap",
             "shd_pattern",
@@ -800,10 +967,11 @@ def score_graph(
     if graph is not None:
         pred = orient_randomly(graph, seed=seed, names=keys_true)
         t, p = truth.astype(bool), pred.astype(bool)
-        tp, fp, fn = int(np.sum(t & p)), int(np.sum(~t & p)), int(np.sum(t & ~p))
-        true_g = MixedGraph(truth, np.zeros_like(t), np.zeros_like(t))
-        pred_g = MixedGraph(pred, np.zeros_like(t), np.zeros_like(t))
-        shd, n_missing, n_extra, n_rev = _pair_shd(true_g, pred_g, reversal_cost)
+        tp = int(np.count_nonzero(t & p))
+        fp = int(np.count_nonzero(p)) - tp
+        fn = int(np.count_nonzero(t)) - tp
+        no = np.zeros_like(t)
+        shd, n_missing, n_extra, n_rev = _shd_codes(_codes(t, no), _codes(p, no), reversal_cost)
         result.update(
             tp=tp,
             fp=fp,
@@ -818,9 +986,20 @@ def score_graph(
             n_reversed=n_rev,
             n_undirected=graph.n_undirected,
             n_bidirected=graph.n_bidirected,
-            sid=_sid(truth, pred),
-            shd_pattern=None if graph.is_pag else _pattern_shd(truth, graph, reversal_cost),
         )
+        if sid:
+            result["sid"] = _sid(truth, pred)
+            if graph.is_pag or graph.n_bidirected:
+                pass
+            elif graph.n_undirected == 0:
+                result["sid_lower"] = result["sid_upper"] = result["sid"]
+            else:
+                pat = graph.directed.astype(bool) | graph.undirected
+                bounds = sid_bounds(truth, pat)
+                if bounds is not None:
+                    result["sid_lower"], result["sid_upper"] = bounds
+        if pattern and not graph.is_pag:
+            result["shd_pattern"] = _pattern_shd(truth, graph, reversal_cost, true_cpdag)
 
     if scores is not None:
         off = ~np.eye(d, dtype=bool)
@@ -833,24 +1012,132 @@ def score_graph(
     return result
 
 
-def _sid(truth: NDArray[np.int8], pred: NDArray[np.int8]) -> int | None:
-    if truth.shape[0] < 2:
-        return 0  # no ordered pair of distinct nodes (gadjid rejects graphs with < 2 nodes)
-    if not _is_acyclic(pred):
-        return None  # SID is defined for DAGs only (gadjid would abort on a cycle)
+def _gadjid_sid(truth: NDArray[np.int8], guess: NDArray[Any]) -> int:
     import gadjid
 
     _, count = gadjid.sid(
         np.ascontiguousarray(truth, dtype=np.int8),
-        np.ascontiguousarray(pred, dtype=np.int8),
+        np.ascontiguousarray(guess, dtype=np.int8),
         edge_direction=_GADJID_DIRECTION,
     )
     return int(count)
 
 
-def _pattern_shd(truth: NDArray[np.int8], graph: MixedGraph, reversal_cost: int) -> int:
-    true_pattern = mixed_graph(cpdag(truth))
-    pattern = graph
+def _sid(truth: NDArray[np.int8], pred: NDArray[np.int8]) -> int | None:
+    if truth.shape[0] < 2:
+        return 0  # no ordered pair of distinct nodes (gadjid rejects graphs with < 2 nodes)
+    if not _is_acyclic(pred):
+        return None  # SID is defined for DAGs only (gadjid would abort on a cycle)
+    return _gadjid_sid(truth, pred)
+
+
+#: Most candidate parent sets :func:`sid_bounds` evaluates before giving up (None bounds).
+SID_BOUNDS_MAX_SETS = 4096
+
+
+def _cliques(nodes: NDArray[np.int64], adj: NDArray[np.bool_], limit: int) -> list[list[int]]:
+    """Every clique (including the empty set) of ``adj`` within ``nodes``; [] past ``limit``."""
+    out: list[list[int]] = []
+
+    def grow(clique: list[int], cand: list[int]) -> bool:
+        out.append(clique)
+        if len(out) > limit:
+            return False
+        for n, v in enumerate(cand):
+            if not grow([*clique, v], [w for w in cand[n + 1 :] if adj[v, w]]):
+                return False
+        return True
+
+    return out if grow([], [int(v) for v in nodes]) else []
+
+
+def sid_bounds(
+    true_adjacency: ArrayLike, pattern: ArrayLike, *, max_sets: int = SID_BOUNDS_MAX_SETS
+) -> tuple[int, int] | None:
+    """Lower and upper bound of the SID over the Markov equivalence class of a CPDAG.
+
+    SID is a sum over nodes ``i`` of a term that depends on the guessed graph only through
+    the parent set of ``i`` (Peters & Buhlmann 2015, Def. 2 and Prop. 8).  In a valid CPDAG
+    the parent sets ``i`` can have in some member of its class are exactly its directed
+    parents plus a clique of its undirected neighbours (Maathuis, Kalisch & Buhlmann 2009,
+    Lemma 3.1).  The bounds are the sums over nodes of the smallest and largest term over
+    those sets, as in the SID package of Peters & Buhlmann; each node's minimum and maximum
+    is attained by some member of the class, the sums need not be (so ``lower`` is at most
+    and ``upper`` at least the SID of every DAG in the class).  Each term comes from one
+    ``gadjid.sid`` call on the star graph ``S -> i`` minus the SID of the empty graph.
+
+    Parameters
+    ----------
+    true_adjacency : array_like of {0, 1}, shape (d, d)
+        The true DAG, ``A[i, j] = 1`` iff ``i -> j``.
+    pattern : array_like of {0, 1}, shape (d, d)
+        A valid CPDAG (CPDAG convention); a DAG gives ``(sid, sid)``.
+    max_sets : int, default :data:`SID_BOUNDS_MAX_SETS`
+        Give up (return None) when the candidate parent sets number more than this.
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        ``(lower, upper)``; None when ``pattern`` is not a valid CPDAG
+        (:func:`cpdag_problem`) or has too many candidate parent sets.
+
+    Raises
+    ------
+    ValueError
+        If either matrix is not binary square with zero diagonal, the shapes differ or the
+        truth has a cycle.
+    """
+    truth = _check_binary(true_adjacency, "true_adjacency")
+    a = _check_binary(pattern, "pattern").astype(bool)
+    if a.shape != truth.shape:
+        raise ValueError(f"pattern has shape {a.shape}, true_adjacency has {truth.shape}")
+    if not _is_acyclic(truth):
+        raise ValueError(f"true_adjacency has a directed cycle through {_find_cycle(truth)}")
+    if cpdag_problem(a) is not None:
+        return None
+    d = a.shape[0]
+    if d < 2:
+        return 0, 0
+    und = a & a.T
+    dire = a & ~a.T
+    free = np.flatnonzero(und.any(axis=0))
+    if free.size == 0:
+        v = _gadjid_sid(truth, dire)
+        return v, v
+    sets = {}
+    total = 0
+    for i in free:
+        cl = _cliques(np.flatnonzero(und[:, i]), und, max_sets)
+        total += len(cl)
+        if not cl or total > max_sets:
+            return None
+        sets[int(i)] = cl
+    base = _gadjid_sid(truth, np.zeros_like(truth))
+    fixed = dire.copy()
+    fixed[:, free] = False
+    lower = upper = _gadjid_sid(truth, fixed)
+    for i, cl in sets.items():
+        star = np.zeros_like(truth)
+        deltas = []
+        for c in cl:
+            star[:, i] = dire[:, i]
+            star[c, i] = 1
+            deltas.append(_gadjid_sid(truth, star) - base)
+            star[:, i] = 0
+        lower += min(deltas)
+        upper += max(deltas)
+    return int(lower), int(upper)
+
+
+def _pattern_shd(
+    truth: NDArray[np.int8],
+    graph: MixedGraph,
+    reversal_cost: int,
+    true_pattern: ArrayLike | None = None,
+) -> int:
+    t = _cpdag_of(truth.astype(bool)) if true_pattern is None else np.asarray(true_pattern) != 0
+    code_t = _codes(t & ~t.T, t & t.T)
     if graph.n_undirected == 0 and graph.n_bidirected == 0 and _is_acyclic(graph.directed):
-        pattern = mixed_graph(cpdag(graph.directed))
-    return _pair_shd(true_pattern, pattern, reversal_cost)[0]
+        p = _cpdag_of(graph.directed.astype(bool))
+        return _shd_codes(code_t, _codes(p & ~p.T, p & p.T), reversal_cost)[0]
+    return _shd_codes(code_t, _pair_codes(graph), reversal_cost)[0]
