@@ -697,6 +697,7 @@ def cpdag_problem(pattern: ArrayLike) -> str | None:
     i, j = _first_index(diff)
     if a[i, j] and a[j, i]:
         k, m = (i, j) if c[i, j] else (j, i)
+        i, j = min(i, j), max(i, j)
         return f"edge {i} - {j} is undirected, but every DAG with its v-structures has {k} -> {m}"
     k, m = (i, j) if a[i, j] else (j, i)
     return (
