@@ -193,3 +193,58 @@ def test_critical_difference_matches_autorank():
 def test_critical_difference_needs_common_instances():
     with pytest.raises(ValueError, match="2 methods"):
         an.critical_difference(_cd_scores().query("method == 'good'"), "f1")
+
+
+# ----------------------------------------------------------------------------------------------
+# report pages
+# ----------------------------------------------------------------------------------------------
+def test_report_pages_have_paper_sections_and_disclosure(tmp_path):
+    from causalarena.eval.report import write_report
+    from test_report import _report_table
+
+    df = _report_table()
+    df["pretraining_disclosure"] = np.where(df["method"] == "AVICI", "declared prior", "none")
+    real = [
+        row(m, f"real-{ds}", f1, family="real", config="real-obs", d=d, graph_family="real")
+        for m in ("PC", "GIES")
+        for ds, d, f1 in (("sachs", 11, 0.3), ("petshop", 20, 0.5))
+    ]
+    df = pd.concat([df, pd.DataFrame(real)], ignore_index=True)
+    written = write_report(df, tmp_path)
+    for rel in (
+        "table2.csv",
+        "pooled_win_rates.csv",
+        "win_matrix.csv",
+        "datasets.csv",
+        "critical_difference.csv",
+        "plots/pooled_win_rates.png",
+        "plots/critical_difference.png",
+        "plots/datasets.png",
+    ):
+        assert rel in written, rel
+    md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+    # one table per real dataset; real data never enters Table 2 or the d curves
+    assert "## Real dataset: sachs" in md and "## Real dataset: petshop" in md
+    t2 = pd.read_csv(tmp_path / "table2.csv")
+    assert "real" not in set(t2["family"])
+    assert set(pd.read_csv(tmp_path / "slices" / "d.csv")["category"]) >= {11, 20}
+    # disclosure column shown
+    header = next(line for line in md.splitlines() if line.startswith("| Rank"))
+    assert "Pretraining disclosure" in header
+    avici = next(line for line in md.splitlines() if "| AVICI |" in line and line[2].isdigit())
+    assert "declared prior" in avici
+    # F1 cell carries its bootstrap CI, equal to the CSV's
+    board = pd.read_csv(tmp_path / "leaderboard.csv").set_index("method")
+    lo, hi = board.loc["AVICI", ["f1_ci_low", "f1_ci_high"]]
+    assert f"{board.loc['AVICI', 'f1']:.3f} [{lo:.3f}, {hi:.3f}]" in avici
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert page.count('<tr class="method-row">') == 4
+    assert 'id="table2"' in page and 'id="dataset-sachs"' in page
+
+
+def test_templates_are_package_data():
+    from importlib.resources import files
+
+    t = files("causalarena.eval").joinpath("templates")
+    names = {p.name for p in t.iterdir()}
+    assert {"index.html.j2", "leaderboard.md.j2", "_macros.j2", "style.css"} <= names

@@ -59,6 +59,11 @@ __all__ = [
     "benchmark_table",
     "bootstrap_ci",
     "critical_difference",
+    "dataset_name",
+    "dataset_scores",
+    "edge_f1_table",
+    "edge_tag_counts",
+    "format_edge_table",
     "format_benchmark_table",
     "instance_scores",
     "interaction_scores",
@@ -71,6 +76,7 @@ __all__ = [
     "pooled_win_matrix",
     "pooled_win_rates",
     "runtime_fit",
+    "runtime_k_fits",
     "runtime_table",
     "slice_means",
     "slice_table",
@@ -1392,3 +1398,233 @@ def critical_difference(
             warnings.simplefilter("ignore", RuntimeWarning)
             p = float(stats.friedmanchisquare(*wide.to_numpy(dtype=float).T).pvalue)
     return CriticalDifference(avg, cd, int(n), p, float(alpha))
+
+
+# ----------------------------------------------------------------------------------------------
+# real data: one table per dataset
+# ----------------------------------------------------------------------------------------------
+def dataset_name(scm_id: Any) -> str:
+    """Dataset name of a real-table instance (``"real-sachs"`` -> ``"sachs"``)."""
+    s = str(scm_id)
+    return s[len("real-") :] if s.startswith("real-") else s
+
+
+def dataset_scores(
+    scores: pd.DataFrame,
+    metrics: Sequence[str] = ("f1", "shd", "sid", "precision", "recall"),
+    *,
+    family: str = "real",
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Scores per method, real dataset and split (paper 5.x real-data tables).
+
+    Real tables are unrelated systems, so each dataset is its own unit of report: this never
+    averages across datasets.  The dataset of an instance is its ``scm_id`` without the
+    ``real-`` prefix (:func:`dataset_name`).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or the output of :func:`instance_scores`.
+    metrics : sequence of str
+        Metrics to report (those absent from the table are skipped).
+    family : str, default "real"
+        Value of the ``family`` column selecting the real-table instances.
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci` (a single replicate gives a NaN interval).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form: ``method``, ``dataset``, ``split``, ``metric``, ``n``, ``mean``, ``sd``,
+        ``ci_low``, ``ci_high``; empty when the table has no ``family`` rows.
+    """
+    inst = _as_instances(scores)
+    cols = ["method", "dataset", "split", "metric", "n", "mean", "sd", "ci_low", "ci_high"]
+    if "family" not in inst.columns:
+        return pd.DataFrame(columns=cols)
+    real = inst[inst["family"] == family].copy()
+    if real.empty:
+        return pd.DataFrame(columns=cols)
+    real["dataset"] = real["scm_id"].map(dataset_name)
+    if "setting" not in real.columns:
+        real["setting"] = "obs"
+    present = [m for m in metrics if m in real.columns]
+    out = mean_ci_table(
+        real,
+        ("method", "dataset", "setting"),
+        present,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    ).rename(columns={"setting": "split"})
+    out["split"] = out["split"].map(lambda s: SPLIT_LABELS.get(s, s))
+    out.loc[out["n"] == 0, ["mean", "sd", "ci_low", "ci_high"]] = np.nan
+    return out[cols]
+
+
+# ----------------------------------------------------------------------------------------------
+# edge-level mechanism / noise breakdown (Tables 12-13)
+# ----------------------------------------------------------------------------------------------
+def edge_tag_counts(
+    truth: np.ndarray, pred: np.ndarray, child_tags: Sequence[str]
+) -> dict[str, tuple[int, int, int]]:
+    """TP/FP/FN of directed edges grouped by the child's tag (paper Tables 12-13).
+
+    Every ordered pair ``(i, j)`` belongs to the category ``child_tags[j]``: a true edge
+    ``i -> j`` found by the prediction is a TP, a true edge missed (absent or reversed) is an
+    FN, a predicted edge ``i -> j`` that is not in the truth is an FP.
+
+    Parameters
+    ----------
+    truth, pred : numpy.ndarray of shape (d, d)
+        Binary adjacency matrices, ``A[i, j] = 1`` iff ``i -> j``; ``pred`` must be directed
+        (orient CPDAG output first).
+    child_tags : sequence of str, length d
+        Tag of each node as a child (its mechanism or noise family).
+
+    Returns
+    -------
+    dict of str to (int, int, int)
+        ``{tag: (tp, fp, fn)}`` over the tags present.
+
+    Raises
+    ------
+    ValueError
+        Shapes disagree.
+    """
+    T = np.asarray(truth) != 0
+    P = np.asarray(pred) != 0
+    d = T.shape[0]
+    if T.shape != (d, d) or P.shape != (d, d) or len(child_tags) != d:
+        raise ValueError(
+            f"edge_tag_counts: truth {T.shape}, prediction {P.shape} and {len(child_tags)} "
+            "child tags must agree"
+        )
+    tp = (T & P).sum(axis=0)
+    fp = (~T & P).sum(axis=0)
+    fn = (T & ~P).sum(axis=0)
+    out: dict[str, list[int]] = {}
+    for j, tag in enumerate(child_tags):
+        acc = out.setdefault(str(tag), [0, 0, 0])
+        acc[0] += int(tp[j])
+        acc[1] += int(fp[j])
+        acc[2] += int(fn[j])
+    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+
+def edge_f1_table(edges: pd.DataFrame) -> pd.DataFrame:
+    """Edge F1 per method, axis, split and category from aggregated TP/FP/FN counts.
+
+    Parameters
+    ----------
+    edges : pandas.DataFrame
+        Columns ``method``, ``axis``, ``setting``, ``category``, ``tp``, ``fp``, ``fn`` (one
+        row per instance and category, e.g. :func:`causalarena.eval.edges.edge_counts`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``method``, ``axis``, ``split``, ``category``, ``tp``, ``fp``, ``fn``, ``n_true``
+        (= tp + fn) and ``edge_f1 = 2 tp / (2 tp + fp + fn)`` (NaN when the denominator is 0).
+    """
+    g = edges.groupby(["method", "axis", "setting", "category"], sort=True)[["tp", "fp", "fn"]]
+    out = g.sum().reset_index().rename(columns={"setting": "split"})
+    out["split"] = out["split"].map(lambda s: SPLIT_LABELS.get(s, s))
+    out["n_true"] = out["tp"] + out["fn"]
+    den = 2 * out["tp"] + out["fp"] + out["fn"]
+    out["edge_f1"] = np.where(den > 0, 2 * out["tp"] / den.where(den > 0, 1), np.nan)
+    return out
+
+
+def format_edge_table(edges: pd.DataFrame, missing: str = "–") -> pd.DataFrame:
+    """Wide ``obs / obs+int`` edge-F1 cells: index method, one column per category.
+
+    Parameters
+    ----------
+    edges : pandas.DataFrame
+        Edge counts for one axis (the input of :func:`edge_f1_table`).
+    missing : str, default "–"
+
+    Returns
+    -------
+    pandas.DataFrame of str
+    """
+    t = edge_f1_table(edges)
+    splits = [s for s in ("obs", "obs+int") if s in set(t["split"])] or sorted(set(t["split"]))
+    cats = sorted(set(t["category"]))
+    idx = t.set_index(["method", "split", "category"])["edge_f1"]
+    out = {}
+    for m in sorted(set(t["method"])):
+        out[m] = {
+            c: " / ".join(
+                missing
+                if (m, s, c) not in idx.index or not np.isfinite(idx[(m, s, c)])
+                else f"{idx[(m, s, c)]:.3f}"
+                for s in splits
+            )
+            for c in cats
+        }
+    frame = pd.DataFrame.from_dict(out, orient="index").reindex(columns=cats)
+    frame.index.name = "method"
+    return frame
+
+
+# ----------------------------------------------------------------------------------------------
+# nested-k runtime fits (Table 5)
+# ----------------------------------------------------------------------------------------------
+def runtime_k_fits(points: pd.DataFrame) -> pd.DataFrame:
+    """Fit ``T(k) = T_fixed + k T_graph`` per method and ``d`` (paper 5.5, Table 5).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``method``, ``d``, ``k``, ``T_s`` (total wall time of one harness run of ``k``
+        instances after one start-up and load), e.g. from
+        :func:`causalarena.eval.timing.nested_k_runtime`; rows with a non-finite ``T_s``
+        (failed runs) are skipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``method``, ``d``, ``t_fixed_s``, ``t_graph_s``, ``r2``, ``n``; NaN fits where fewer
+        than two distinct ``k`` remain.  One extra row per method with ``d == "mean"`` holds
+        the unweighted mean over ``d`` of ``t_fixed_s`` and ``t_graph_s`` (the paper's
+        comparable per-graph time, marked † in Table 5).
+    """
+    rows = []
+    ok = points[np.isfinite(pd.to_numeric(points["T_s"], errors="coerce"))]
+    for (m, d), sub in ok.groupby(["method", "d"], sort=True):
+        try:
+            f = runtime_fit(sub["k"].astype(float), sub["T_s"].astype(float))
+            rows.append(
+                {
+                    "method": m,
+                    "d": d,
+                    "t_fixed_s": f.t_fixed,
+                    "t_graph_s": f.t_graph,
+                    "r2": f.r2,
+                    "n": f.n,
+                }
+            )
+        except ValueError:
+            rows.append(
+                {
+                    "method": m,
+                    "d": d,
+                    "t_fixed_s": np.nan,
+                    "t_graph_s": np.nan,
+                    "r2": np.nan,
+                    "n": len(sub),
+                }
+            )
+    out = pd.DataFrame(rows, columns=["method", "d", "t_fixed_s", "t_graph_s", "r2", "n"])
+    if out.empty:
+        return out
+    mean = out.groupby("method", sort=True)[["t_fixed_s", "t_graph_s"]].mean().reset_index()
+    mean["d"], mean["r2"] = "mean", np.nan
+    mean["n"] = out.groupby("method", sort=True)["n"].sum().to_numpy()
+    out["d"] = out["d"].astype(object)
+    return pd.concat([out, mean[out.columns]], ignore_index=True)

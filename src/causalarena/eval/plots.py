@@ -23,11 +23,17 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from causalarena.eval.analyses import pareto_front
 
 __all__ = [
+    "log_axis",
+    "plot_critical_difference",
+    "plot_dataset_scores",
     "plot_frontier",
     "plot_interaction",
     "plot_metric_vs_d",
     "plot_ood",
+    "plot_pooled_win_rates",
     "plot_precision_recall",
+    "plot_runtime_k",
+    "plot_win_matrix",
     "plot_win_rates",
 ]
 
@@ -362,10 +368,8 @@ def plot_frontier(
     )
     lo, hi = float(data[cost].min()), float(data[cost].max())
     if hi > 10 * lo:
-        ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("mean runtime per instance (s, log scale)")
+        ax.set_xlim(lo / 1.6, hi * 1.6)
+        log_axis(ax.xaxis, label="mean runtime per instance (s, log scale)")
     else:
         ax.set_xlabel("mean runtime per instance (s)")
     ax.set_ylabel(f"pooled {_label(metric)}")
@@ -415,4 +419,320 @@ def plot_ood(
         ax.grid(axis="x", alpha=0.3)
     axs[-1].legend(fontsize="small", loc="best")
     fig.suptitle("Relative gain over the reference group, in-prior vs out-of-prior")
+    return _save(fig, path, metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# log axes with readable ticks
+# ----------------------------------------------------------------------------------------------
+def _tick_label(v: float) -> str:
+    """``0.001, 0.01, 0.1, 1, 10, 100, 1k, 10k`` style labels (no ``1e-03``)."""
+    if v <= 0 or not np.isfinite(v):
+        return ""
+    if v >= 1000:
+        return f"{v / 1000:g}k"
+    if v >= 1:
+        return f"{v:g}"
+    return np.format_float_positional(v, trim="-", precision=6)
+
+
+def log_axis(axis, *, label: str | None = None) -> None:
+    """Log-scale ``axis`` (an ``ax.xaxis`` / ``ax.yaxis``) with plain-number ticks at 1, 2, 5.
+
+    Major ticks are labelled ``0.01, 0.1, 1, 10, 1k`` (not ``10^-2``); when the data span less
+    than two decades the 2 and 5 sub-ticks are labelled too, so every axis shows at least two
+    labelled ticks.
+    """
+    from matplotlib.ticker import LogLocator
+
+    ax = axis.axes
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    lo, hi = axis.get_view_interval()
+    span = np.log10(max(hi, 1e-300) / max(lo, 1e-300)) if lo > 0 else 3.0
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if span >= 2 else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: _tick_label(v)))
+    axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10))))
+    axis.set_minor_formatter(NullFormatter())
+    if label:
+        axis.set_label_text(label)
+
+
+# ----------------------------------------------------------------------------------------------
+# pooled win rates (Figure 1) and matrix (Figure 19)
+# ----------------------------------------------------------------------------------------------
+def plot_pooled_win_rates(
+    win: pd.DataFrame, path: str | Path, *, metadata: Mapping[str, str] | None = None
+) -> Path:
+    """Grouped bars of the pooled F1+SHD win rate per family with bootstrap CIs (Figure 1).
+
+    Parameters
+    ----------
+    win : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.pooled_win_rates` (long form; its method
+        order, best ``family_mean`` first, is kept).
+    path : str or Path
+        PNG file to write.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    fams = [f for f in dict.fromkeys(win["family"]) if f not in ("all", "family_mean")]
+    fams = fams or ["all"]
+    methods = list(dict.fromkeys(win["method"]))
+    n = len(methods)
+    fig = _new(max(6.5, 0.6 * n * max(1, len(fams)) ** 0.5 + 2.5), 4.4)
+    ax = fig.add_subplot()
+    if n == 0:
+        _empty(ax, "no methods")
+        return _save(fig, path, metadata)
+    x = np.arange(n)
+    width = 0.8 / len(fams)
+    idx = win.set_index(["method", "family"])
+    for i, (fam, color) in enumerate(zip(fams, _colors(len(fams)), strict=True)):
+        sub = idx.xs(fam, level="family").reindex(methods)
+        vals = sub["win_rate"].to_numpy(dtype=float)
+        lo = np.clip(vals - sub["ci_low"].to_numpy(dtype=float), 0, None)
+        hi = np.clip(sub["ci_high"].to_numpy(dtype=float) - vals, 0, None)
+        err = np.nan_to_num(np.vstack([lo, hi]))
+        pos = x - 0.4 + width * (i + 0.5)
+        ax.bar(pos, np.nan_to_num(vals), width, label=str(fam), color=color)
+        ax.errorbar(pos, np.nan_to_num(vals), yerr=err, fmt="none", ecolor="0.2", lw=0.8)
+    ax.axhline(0.5, color="0.3", lw=0.8, ls=":")
+    ax.set_xticks(x, methods, rotation=35, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("pooled pairwise win rate (F1 and SHD)")
+    ax.set_title("Observation-only pairwise win rate by family (bars: 95% bootstrap CI)")
+    ax.legend(title="family", fontsize="small", ncols=min(4, len(fams)), loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path, metadata)
+
+
+def plot_win_matrix(
+    matrix: pd.DataFrame, path: str | Path, *, metadata: Mapping[str, str] | None = None
+) -> Path:
+    """Heatmap of the pooled pairwise win-rate matrix, row method over column (Figure 19)."""
+    n = len(matrix)
+    fig = _new(max(4.5, 0.55 * n + 2.5), max(3.8, 0.5 * n + 1.8))
+    ax = fig.add_subplot()
+    if n == 0:
+        _empty(ax, "no methods")
+        return _save(fig, path, metadata)
+    vals = matrix.to_numpy(dtype=float)
+    im = ax.imshow(np.ma.masked_invalid(vals), cmap="RdBu_r", vmin=0, vmax=1)
+    for i in range(n):
+        for j in range(n):
+            if np.isfinite(vals[i, j]):
+                ax.text(j, i, f"{vals[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(n), [str(c) for c in matrix.columns], rotation=45, ha="right")
+    ax.set_yticks(range(n), [str(r) for r in matrix.index])
+    ax.set_xlabel("opponent")
+    ax.set_title("Win rate of row over column (F1 and SHD pooled)")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return _save(fig, path, metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# critical-difference diagram
+# ----------------------------------------------------------------------------------------------
+def _cd_cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
+    """Maximal runs ``[i, j]`` of sorted ranks whose spread is below ``cd``."""
+    out: list[tuple[int, int]] = []
+    k = len(ranks)
+    for i in range(k):
+        j = i
+        while j + 1 < k and ranks[j + 1] - ranks[i] < cd:
+            j += 1
+        if j > i and not any(a <= i and j <= b for a, b in out):
+            out.append((i, j))
+    return out
+
+
+def plot_critical_difference(
+    cd, path: str | Path, *, metric: str = "f1", metadata: Mapping[str, str] | None = None
+) -> Path:
+    """Critical-difference diagram (Demšar 2006): average ranks, CD bar, cliques.
+
+    Methods joined by a thick horizontal bar are not significantly different (their average
+    ranks differ by less than the Nemenyi CD).
+
+    Parameters
+    ----------
+    cd : causalarena.eval.analyses.CriticalDifference
+    path : str or Path
+        PNG file to write.
+    metric : str, default "f1"
+        Metric name for the title.
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    ranks = cd.ranks.to_numpy(dtype=float)
+    names = [str(m) for m in cd.ranks.index]
+    k = len(names)
+    half = (k + 1) // 2
+    fig = _new(7.5, 1.6 + 0.28 * half + 0.15 * k)
+    ax = fig.add_subplot()
+    ax.set_xlim(0.5, k + 0.5)
+    ax.invert_xaxis()
+    top = 0.0
+    ax.hlines(top, 1, k, color="black", lw=1)
+    for r in range(1, k + 1):
+        ax.vlines(r, top, top + 0.08, color="black", lw=1)
+        ax.text(r, top + 0.12, str(r), ha="center", va="bottom", fontsize=8)
+    ax.hlines(top + 0.45, 1, 1 + cd.cd, color="black", lw=2)
+    ax.text(1 + cd.cd / 2, top + 0.5, f"CD = {cd.cd:.2f}", ha="center", va="bottom", fontsize=8)
+    step = 0.28
+    for i, (name, r) in enumerate(zip(names, ranks, strict=True)):
+        left = i < half
+        level = -(0.5 + step * (i if left else k - 1 - i))
+        xend = 0.6 if left else k + 0.4
+        ax.plot([r, r, xend], [top, level, level], color="0.3", lw=0.8)
+        ax.text(
+            xend + (0.05 if left else -0.05),
+            level,
+            f"{name} ({r:.2f})",
+            ha="right" if left else "left",
+            va="center",
+            fontsize=8,
+        )
+    for n, (i, j) in enumerate(_cd_cliques(ranks, cd.cd)):
+        y = top - 0.18 - 0.08 * n
+        ax.hlines(y, ranks[i] - 0.03, ranks[j] + 0.03, color="black", lw=3)
+    ax.set_ylim(-(0.7 + step * half), 0.9)
+    ax.axis("off")
+    p = "n/a" if not np.isfinite(cd.friedman_p) else f"{cd.friedman_p:.2g}"
+    ax.set_title(
+        f"Critical difference ({_label(metric)}, Nemenyi alpha={cd.alpha:g}, "
+        f"N={cd.n_instances} instances, Friedman p={p})",
+        fontsize=9,
+    )
+    return _save(fig, path, metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# real data: one point per dataset, never a line across datasets
+# ----------------------------------------------------------------------------------------------
+def plot_dataset_scores(
+    table: pd.DataFrame,
+    path: str | Path,
+    *,
+    metrics: tuple[str, ...] = ("f1", "shd"),
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Dot plot of each method's score on each real dataset, one panel per metric.
+
+    Datasets are categories on the x axis; methods are offset markers within each dataset and
+    no line joins two datasets (they are unrelated systems).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Long form with columns ``method``, ``dataset``, ``metric``, ``mean``.
+    path : str or Path
+        PNG file to write.
+    metrics : tuple of str, default ("f1", "shd")
+    metadata : mapping, optional
+        PNG text chunks (provenance).
+
+    Returns
+    -------
+    Path
+    """
+    datasets = sorted(dict.fromkeys(table["dataset"])) if not table.empty else []
+    methods = sorted(dict.fromkeys(table["method"])) if not table.empty else []
+    fig = _new(max(6.0, 1.2 * len(datasets) + 3.5), 3.4 * len(metrics))
+    axs = fig.subplots(len(metrics), 1, squeeze=False)[:, 0]
+    colors = _method_colors(methods)
+    markers = "osD^v<>pP*Xh"
+    x = np.arange(len(datasets))
+    width = 0.7 / max(1, len(methods))
+    for ax, metric in zip(axs, metrics, strict=True):
+        sub = table[table["metric"] == metric]
+        if sub.empty:
+            _empty(ax, f"no {metric}")
+            continue
+        for i, m in enumerate(methods):
+            vals = sub[sub["method"] == m].set_index("dataset")["mean"].reindex(datasets)
+            ax.scatter(
+                x - 0.35 + width * (i + 0.5),
+                vals.to_numpy(dtype=float),
+                color=colors[m],
+                marker=markers[i % len(markers)],
+                s=36,
+                label=m,
+                zorder=3,
+            )
+        for b in x[:-1]:
+            ax.axvline(b + 0.5, color="0.85", lw=0.8)
+        ax.set_xticks(x, datasets)
+        ax.set_xlim(-0.5, len(datasets) - 0.5)
+        ax.set_ylabel(_label(metric))
+        if metric in ("f1", "precision", "recall", "auroc", "ap"):
+            ax.set_ylim(0, 1)
+        else:
+            ax.set_ylim(0, max(1.0, float(np.nanmax(sub["mean"].to_numpy(dtype=float))) * 1.15))
+        ax.grid(axis="y", alpha=0.3)
+    axs[0].set_title("Scores per real dataset (no line joins unrelated datasets)")
+    axs[0].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return _save(fig, path, metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# runtime T(k)
+# ----------------------------------------------------------------------------------------------
+def plot_runtime_k(
+    points: pd.DataFrame,
+    fits: pd.DataFrame,
+    path: str | Path,
+    *,
+    metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Total wall time ``T(k)`` of the nested-k harness with the fitted lines (Table 5).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``method``, ``d``, ``k``, ``T_s`` (one row per harness run).
+    fits : pandas.DataFrame
+        ``method``, ``d``, ``t_fixed_s``, ``t_graph_s``.
+    path : str or Path
+    metadata : mapping, optional
+
+    Returns
+    -------
+    Path
+    """
+    fig = _new(6.8, 4.4)
+    ax = fig.add_subplot()
+    if points.empty:
+        _empty(ax, "no runtime points")
+        return _save(fig, path, metadata)
+    colors = _method_colors(points["method"])
+    for (m, d), sub in points.groupby(["method", "d"], sort=True):
+        ax.scatter(sub["k"], sub["T_s"], color=colors[str(m)], s=24, zorder=3)
+        f = fits[(fits["method"] == m) & (fits["d"] == d)]
+        if not f.empty and np.isfinite(f["t_graph_s"].iloc[0]):
+            ks = np.linspace(sub["k"].min(), sub["k"].max(), 50)
+            T = f["t_fixed_s"].iloc[0] + ks * f["t_graph_s"].iloc[0]
+            ax.plot(
+                ks,
+                T,
+                color=colors[str(m)],
+                lw=1,
+                label=f"{m} d={d}: {f['t_fixed_s'].iloc[0]:.2g} s + k x "
+                f"{f['t_graph_s'].iloc[0]:.2g} s",
+            )
+    ax.set_xlim(max(0.8, points["k"].min() * 0.8), points["k"].max() * 1.25)
+    ax.set_ylim(max(points["T_s"].min() * 0.7, 1e-4), points["T_s"].max() * 1.4)
+    log_axis(ax.xaxis, label="k (instances fitted after one load)")
+    log_axis(ax.yaxis, label="total wall time T(k) (s)")
+    ax.set_title("T(k) = T_fixed + k T_graph (nested-k harness)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize="x-small", loc="upper left")
     return _save(fig, path, metadata)

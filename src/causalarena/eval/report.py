@@ -34,11 +34,11 @@ chunks and the Parquet file in its schema metadata.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +81,20 @@ _BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("sid", "SID", "{:.1f}"),
     ("auroc", "AUROC", "{:.3f}"),
     ("ap", "AP", "{:.3f}"),
+    ("win_rate", "Win rate (F1+SHD)", "{:.3f}"),
     ("win_rate_f1", "Win rate F1", "{:.3f}"),
     ("win_rate_shd", "Win rate SHD", "{:.3f}"),
     ("coverage", "Coverage", "{:.1%}"),
 )
+_METRIC_LABEL = {
+    "f1": "F1",
+    "shd": "SHD",
+    "sid": "SID",
+    "precision": "Precision",
+    "recall": "Recall",
+}
+#: Leaderboard columns rendered with their bootstrap CI in brackets (all CIs are in the CSV).
+_CI_COLUMNS = frozenset({"f1", "shd", "win_rate"})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -208,7 +218,8 @@ def _fmt_runtime(value: Any) -> str:
 def _board_rows(board: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Header and formatted string cells of the rendered leaderboard."""
     cols = [c for c in _BOARD_COLUMNS if c[0] in board.columns]
-    header = ["Rank", "Method", "Version", "Library"] + [h for _, h, _ in cols]
+    header = ["Rank", "Method", "Version", "Library", "Pretraining disclosure"]
+    header += [h for _, h, _ in cols]
     header += ["Runs ok/failed/timeout/invalid/unsupported", "Runtime (s)"]
     rows = []
     for rank, (_, r) in enumerate(board.iterrows(), start=1):
@@ -217,119 +228,127 @@ def _board_rows(board: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             str(r["method"]),
             MISSING if _isna(r.get("method_version")) else str(r["method_version"]),
             MISSING if _isna(r.get("library_version")) else str(r["library_version"]),
+            MISSING if _isna(r.get("pretraining_disclosure")) else str(r["pretraining_disclosure"]),
         ]
-        cells += [_fmt(r[c], spec) for c, _, spec in cols]
+        for c, _, spec in cols:
+            cell = _fmt(r[c], spec)
+            if c in _CI_COLUMNS and cell != MISSING:
+                lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
+                if not _isna(lo) and not _isna(hi):
+                    cell += f" [{_fmt(lo, spec)}, {_fmt(hi, spec)}]"
+            cells.append(cell)
         cells.append("/".join(str(int(r[f"n_{s}"])) for s in an.STATUSES))
         cells.append(_fmt_runtime(r.get("runtime_s")))
         rows.append(cells)
     return header, rows
 
 
-def _markdown(board: pd.DataFrame, title: str, prov: Mapping[str, Any]) -> str:
-    header, rows = _board_rows(board)
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], text: Sequence[int]) -> dict:
+    return {"header": list(header), "rows": [list(r) for r in rows], "text": set(text)}
 
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
-    align = ["---:" if i == 0 or i >= 4 else ":---" for i in range(len(header))]
-    out = [f"# {title}", "", line(header), "| " + " | ".join(align) + " |"]
-    out += [line(r) for r in rows]
-    out += [
-        "",
-        f"Sorted by pooled F1. Metrics are means over replicate-averaged instances with at least "
-        f"one ok run; {MISSING} marks an undefined value (e.g. AUROC/AP for methods without "
-        f"edge scores). Coverage = ok runs / all runs.",
-        "",
-        f"Provenance: {_footer_text(prov)}.",
-        "",
-        f"Method versions: {_library_text(prov)}.",
-        "",
+def _frame_table(frame: pd.DataFrame, index_name: str = "Method") -> dict:
+    """Template table of a string frame (index = first, text column)."""
+    header = [index_name, *[str(c) for c in frame.columns]]
+    rows = [
+        [str(i), *[str(v) for v in r]] for i, r in zip(frame.index, frame.to_numpy(), strict=True)
     ]
-    return "\n".join(out)
+    return _table(header, rows, [0])
 
 
-_CSS = """
-body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:1200px;padding:0 1em;color:#222;background:#fff}
-h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.25em;margin-top:1.6em;
-border-bottom:1px solid #ddd;padding-bottom:.2em}
-table.leaderboard{border-collapse:collapse;font-size:.85em;width:100%;margin:.6em 0}
-table.leaderboard th,table.leaderboard td{border:1px solid #ccc;padding:.3em .45em;
-text-align:right;white-space:nowrap}
-table.leaderboard th{background:#f0f3f6;white-space:normal;vertical-align:bottom}
-.scroll{overflow-x:auto}
-table.leaderboard td.text,table.leaderboard th.text{text-align:left}
-table.leaderboard tbody tr:nth-child(even){background:#fafafa}
-.figs{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
-figure{margin:0;border:1px solid #e3e3e3;padding:.5em;background:#fff;box-sizing:border-box;
-max-width:calc(50% - .5em)}
-figure.wide{max-width:100%}
-figure img{max-width:100%;height:auto;display:block}
-figcaption{font-size:.85em;color:#555;margin-top:.3em}
-.note{font-size:.85em;color:#555}
-footer{margin-top:2em;border-top:1px solid #ddd;padding-top:.6em;font-size:.8em;color:#555;
-word-break:break-all}
-"""
+def _md_cell(v: Any) -> str:
+    return str(v).replace("|", "\\|")
 
 
-def _html(
+@lru_cache(maxsize=2)
+def _env(html_mode: bool):
+    """Jinja2 environment over the package's ``eval/templates`` (autoescaped for HTML)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("causalarena.eval", "templates"),
+        autoescape=html_mode,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+    env.filters["md"] = _md_cell
+    return env
+
+
+_BOARD_NOTE = (
+    "Sorted by pooled F1. Metrics are means over replicate-averaged instances with at least "
+    "one ok run, with 95% bootstrap confidence intervals over instances in brackets; "
+    f"{MISSING} marks an undefined value (e.g. AUROC/AP for methods without edge scores). "
+    "Win rate pools F1 and SHD comparisons against every other method on common instances "
+    "(ties count 0.5). Coverage = ok runs / all runs. Pretraining disclosure: none, "
+    "declared prior or corpus overlap report, as the method's predictions declare it."
+)
+
+
+def render_markdown(
+    board: pd.DataFrame,
+    title: str,
+    prov: Mapping[str, Any],
+    sections: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """Markdown leaderboard page from ``templates/leaderboard.md.j2``."""
+    header, rows = _board_rows(board)
+    return (
+        _env(False)
+        .get_template("leaderboard.md.j2")
+        .render(
+            title=title,
+            board=_table(header, rows, [1, 2, 3, 4]),
+            board_note=_BOARD_NOTE,
+            sections=list(sections),
+            footer=_footer_text(prov),
+            libraries=_library_text(prov),
+        )
+    )
+
+
+def render_html(
     board: pd.DataFrame,
     title: str,
     prov: Mapping[str, Any],
     figures: Sequence[tuple[str, str, str, bool]],
     tables: Sequence[str],
+    sections: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    esc = html.escape
+    """Static HTML page (inline CSS, no script, no network) from ``templates/index.html.j2``."""
+    from importlib.resources import files
+
     header, rows = _board_rows(board)
-    text_cols = {1, 2, 3}
-    th = "".join(
-        f'<th class="text" scope="col">{esc(h)}</th>'
-        if i in text_cols
-        else f'<th scope="col">{esc(h)}</th>'
-        for i, h in enumerate(header)
-    )
-    body = []
-    for r in rows:
-        tds = "".join(
-            f'<td class="text">{esc(c)}</td>' if i in text_cols else f"<td>{esc(c)}</td>"
-            for i, c in enumerate(r)
-        )
-        body.append(f'<tr class="method-row">{tds}</tr>')
-    sections: dict[str, list[str]] = {}
+    grouped: dict[str, list[dict[str, Any]]] = {}
     for section, rel, caption, wide in figures:
-        cls = ' class="wide"' if wide else ""
-        sections.setdefault(section, []).append(
-            f'<figure{cls}><img src="{esc(rel)}" alt="{esc(caption)}" loading="eager">'
-            f"<figcaption>{esc(caption)}</figcaption></figure>"
-        )
-    fig_html = "".join(
-        f'<h2>{esc(section)}</h2><div class="figs">{"".join(items)}</div>'
-        for section, items in sections.items()
-    )
-    links = " · ".join(f'<a href="{esc(t)}">{esc(t)}</a>' for t in tables)
-    configs = ", ".join(prov["configs"]) or MISSING
+        grouped.setdefault(section, []).append({"src": rel, "caption": caption, "wide": wide})
+    css = files("causalarena.eval").joinpath("templates/style.css").read_text(encoding="utf-8")
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta name="generator" content="causalarena {esc(str(prov["report_package_version"]))}">'
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"
-        f"<header><h1>{esc(title)}</h1>"
-        f'<p class="note">Configs: {esc(configs)} · {prov["n_rows"]} scored runs · '
-        f"{len(rows)} methods</p></header>\n"
-        "<main><h2>Leaderboard</h2>"
-        f'<div class="scroll"><table class="leaderboard" id="leaderboard"><thead><tr>{th}</tr>'
-        f"</thead><tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="note">Sorted by pooled F1. Metrics are means over replicate-averaged '
-        f"instances with at least one ok run; {MISSING} marks an undefined value (e.g. "
-        f"AUROC/AP for methods without edge scores). Win rates are mean pairwise win rates "
-        f"over common scored instances (ties count 0.5). Coverage = ok runs / all runs.</p>\n"
-        f"{fig_html}\n"
-        f'<h2>Tables</h2><p class="note">{links}</p></main>\n'
-        f'<footer id="provenance"><p>{esc(_footer_text(prov))}</p>'
-        f"<p>Method versions: {esc(_library_text(prov))}</p></footer>\n"
-        "</body></html>\n"
+        _env(True)
+        .get_template("index.html.j2")
+        .render(
+            title=title,
+            css=_markupsafe(css),
+            report_version=str(prov["report_package_version"]),
+            configs=", ".join(prov["configs"]) or MISSING,
+            n_rows=prov["n_rows"],
+            n_methods=len(rows),
+            board=_table(header, rows, [1, 2, 3, 4]),
+            board_note=_BOARD_NOTE,
+            sections=[{**s, "id": s.get("id", "")} for s in sections],
+            figures=list(grouped.items()),
+            tables=list(tables),
+            footer=_footer_text(prov),
+            libraries=_library_text(prov),
+        )
     )
+
+
+def _markupsafe(text: str):
+    from markupsafe import Markup
+
+    return Markup(text)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -337,6 +356,121 @@ def _html(
 # ----------------------------------------------------------------------------------------------
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name))
+
+
+def _dataset_sections(ds: pd.DataFrame) -> list[dict[str, Any]]:
+    """One table per real dataset: rows method, columns split x metric ``mean (sd)``."""
+    sections = []
+    for name, sub in ds.groupby("dataset", sort=True):
+        cols: list[tuple[str, str]] = list(
+            dict.fromkeys(zip(sub["split"], sub["metric"], strict=True))
+        )
+        methods = sorted(dict.fromkeys(sub["method"]))
+        idx = sub.set_index(["method", "split", "metric"])
+        rows = []
+        for m in methods:
+            cells = [m]
+            for split, metric in cols:
+                r = idx.loc[(m, split, metric)] if (m, split, metric) in idx.index else None
+                if r is None or _isna(r["mean"]):
+                    cells.append(MISSING)
+                    continue
+                spec = (
+                    "{:.3f}" if metric in ("f1", "precision", "recall", "auroc", "ap") else "{:.1f}"
+                )
+                cell = spec.format(r["mean"])
+                if not _isna(r["sd"]):
+                    cell += f" ({spec.format(r['sd'])})"
+                cells.append(cell)
+            rows.append(cells)
+        header = ["Method", *[f"{s} {_METRIC_LABEL.get(m, m)}" for s, m in cols]]
+        n = int(sub["n"].max()) if len(sub) else 0
+        sections.append(
+            {
+                "title": f"Real dataset: {name}",
+                "note": f"Mean (sd) over {n} replicate(s) of this dataset only; datasets are "
+                "never pooled.",
+                "table": _table(header, rows, [0]),
+                "id": f"dataset-{_safe(name)}",
+            }
+        )
+    return sections
+
+
+def _ci_cell(v: Any, lo: Any, hi: Any, spec: str = "{:.3f}") -> str:
+    cell = _fmt(v, spec)
+    if cell != MISSING and not _isna(lo) and not _isna(hi):
+        cell += f" [{_fmt(lo, spec)}, {_fmt(hi, spec)}]"
+    return cell
+
+
+def _win_section(win: pd.DataFrame) -> dict[str, Any]:
+    fams = [f for f in dict.fromkeys(win["family"]) if f not in ("all", "family_mean")]
+    cols = [*fams, "family_mean", "all"] if fams else ["all"]
+    idx = win.set_index(["method", "family"])
+    rows = []
+    for m in dict.fromkeys(win["method"]):
+        cells = [m]
+        for f in cols:
+            if (m, f) not in idx.index:
+                cells.append(MISSING)
+                continue
+            r = idx.loc[(m, f)]
+            cells.append(_ci_cell(r["win_rate"], r["ci_low"], r["ci_high"]))
+        rows.append(cells)
+    header = [
+        "Method",
+        *[{"family_mean": "Family mean", "all": "All units"}.get(f, f) for f in cols],
+    ]
+    return {
+        "title": "Pooled pairwise win rate (observation-only, F1 and SHD)",
+        "note": "On each instance every method pair is compared on F1 and on SHD separately "
+        "(higher F1 wins, lower SHD wins, ties 0.5); a cell is wins / comparisons pooled over "
+        "both metrics and all opponents in the family, with a 95% bootstrap CI over "
+        "instances. Ordered by the family mean (paper Figure 1).",
+        "table": _table(header, rows, [0]),
+        "id": "win-rates",
+    }
+
+
+def _edge_sections(edges: pd.DataFrame) -> list[dict[str, Any]]:
+    sections = []
+    for axis, sub in edges.groupby("axis", sort=True):
+        wide = an.format_edge_table(sub)
+        sections.append(
+            {
+                "title": f"Edge-level {axis} breakdown (edge F1, obs / obs+int)",
+                "note": "Each ordered pair (i, j) is assigned the child j's tag; edge F1 = "
+                "2 TP / (2 TP + FP + FN) from TP/FP/FN aggregated over instances (paper "
+                "Tables 12-13).",
+                "table": _frame_table(wide),
+                "id": f"edges-{_safe(axis)}",
+            }
+        )
+    return sections
+
+
+def _runtime_section(fits: pd.DataFrame) -> dict[str, Any]:
+    rows = []
+    for r in fits.itertuples():
+        rows.append(
+            [
+                str(r.method),
+                str(r.d),
+                _fmt_runtime(r.t_fixed_s),
+                _fmt_runtime(r.t_graph_s),
+                _fmt(r.r2, "{:.3f}"),
+                str(r.n),
+            ]
+        )
+    return {
+        "title": "Runtime: T(k) = T_fixed + k T_graph",
+        "note": "Least-squares fit over the nested-k harness: each point runs the method on "
+        "k instances in one fresh worker, so T_fixed holds the start-up and load cost and "
+        "T_graph the per-graph cost (paper Table 5).",
+        "table": _table(["Method", "d", "T_fixed (s)", "T_graph (s)", "R²", "points"], rows, [0]),
+        "id": "runtime-k",
+    }
 
 
 def write_report(
@@ -348,16 +482,25 @@ def write_report(
     priors: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
     reference_methods: Sequence[str] | None = None,
     ood_factors: Sequence[str] | None = None,
+    edges: pd.DataFrame | None = None,
+    runtime_points: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> dict[str, Path]:
     """Write tables, figures, ``index.html`` and ``provenance.json`` for a scores table.
 
     All aggregates follow the rules of :mod:`causalarena.eval.analyses`: replicates are
     averaged per method x config x SCM over ``ok`` runs (paper B.1), pooled and slice scores
     are means of those instance scores (eqs. 5-6), non-ok runs are counted in the coverage and
-    status columns instead of being scored, and win-rate ties count 0.5.  The report covers
-    every row of ``scores``; filter the table first (e.g. to ``config == "synthetic-obs"``) for
-    a split-specific report, as the paper's interaction figures use the obs-only synthetic
-    split.
+    status columns instead of being scored, and win-rate ties count 0.5.  Every leaderboard
+    mean and win rate carries a seeded 95% bootstrap CI.  The pages are rendered from the
+    Jinja2 templates in ``causalarena/eval/templates``.
+
+    Besides the files listed in the module docstring the report writes ``table2.csv`` /
+    ``table2.md`` (family x split cells, paper Table 2), ``pooled_win_rates.csv`` and
+    ``win_matrix.csv`` (obs-only, F1+SHD pooled, Figure 1/19), ``critical_difference.csv``
+    and its diagram when at least three methods share at least five instances,
+    ``datasets.csv`` plus one table per real dataset, ``edges.csv`` (edge-level breakdown,
+    when ``edges`` is given) and ``runtime_k.csv`` (when ``runtime_points`` is given).
 
     Parameters
     ----------
@@ -374,12 +517,18 @@ def write_report(
     priors : mapping, optional
         Documented pretraining priors ``{method: {factor: [categories]}}``; with
         ``reference_methods`` this adds ``ood.csv`` and ``plots/ood.png``
-        (:func:`causalarena.eval.analyses.ood_scores`).
+        (:func:`causalarena.eval.analyses.ood_scores`, observation-only rows).
     reference_methods : sequence of str, optional
         Reference group of the OOD score.
     ood_factors : sequence of str, optional
         Factor axes of the OOD score; default: the axes named in ``priors`` that exist in the
         table.
+    edges : pandas.DataFrame, optional
+        Edge counts of :func:`causalarena.eval.edges.edge_counts` (Tables 12-13).
+    runtime_points : pandas.DataFrame, optional
+        Rows of :func:`causalarena.eval.timing.nested_k_runtime` (Table 5).
+    seed : int, default 0
+        Seed of every bootstrap CI.
 
     Returns
     -------
@@ -414,6 +563,7 @@ def write_report(
         | {"library_versions": {m: r["library_version"] for m, r in prov["methods"].items()}},
         sort_keys=True,
     )
+    sections: list[dict[str, Any]] = []
 
     def keep(path: Path) -> None:
         written[path.relative_to(out).as_posix()] = path
@@ -421,11 +571,8 @@ def write_report(
     keep(_write_parquet(scores, out / "scores.parquet", prov))
     keep(_write_csv(inst, out / "instance_scores.csv", prov))
 
-    board = an.leaderboard(inst)
+    board = an.leaderboard(inst, seed=seed)
     keep(_write_csv(board, out / "leaderboard.csv", prov))
-    md = out / "leaderboard.md"
-    md.write_text(_markdown(board, title, prov), encoding="utf-8")
-    keep(md)
 
     figures: list[tuple[str, str, str, bool]] = []
 
@@ -433,7 +580,27 @@ def write_report(
         keep(path)
         figures.append((section, path.relative_to(out).as_posix(), caption, wide))
 
-    # win rates
+    # Table 2 layout
+    t2_metrics = [m for m in ("f1", "shd") if m in inst.columns]
+    generated = inst[inst["family"] != "real"] if "family" in inst.columns else inst
+    if t2_metrics and {"family", "setting"} <= set(inst.columns) and not generated.empty:
+        t2 = an.benchmark_table(generated, t2_metrics, seed=seed)
+        keep(_write_csv(t2, out / "table2.csv", prov))
+        wide = an.format_benchmark_table(t2, MISSING)
+        sections.append(
+            {
+                "title": "Benchmark table (" + " / ".join(m.upper() for m in t2_metrics) + ")",
+                "note": "Paper Table 2 layout: family x split cells of the generated SCM "
+                "families (real datasets have their own tables below), mean (standard "
+                "deviation) over replicate-averaged instances; obs+int is observational plus "
+                "interventional. Avg is the unweighted mean over the cells the method "
+                "supports. SHD is not commensurate across families of different graph size.",
+                "table": _frame_table(wide),
+                "id": "table2",
+            }
+        )
+
+    # win rates (per metric, then pooled F1+SHD obs-only as in Figure 1/19)
     frames = []
     for metric in ("f1", "shd"):
         if metric not in inst.columns:
@@ -449,6 +616,45 @@ def write_report(
         )
     if frames:
         keep(_write_csv(pd.concat(frames, ignore_index=True), out / "win_rates.csv", prov))
+    obs = inst[inst["setting"] == "obs"] if "setting" in inst.columns else inst
+    if t2_metrics and not obs.empty:
+        pw = an.pooled_win_rates(inst, t2_metrics, seed=seed)
+        keep(_write_csv(pw, out / "pooled_win_rates.csv", prov))
+        sections.append(_win_section(pw))
+        fig(
+            "Pairwise win rates",
+            plots.plot_pooled_win_rates(pw, out / "plots" / "pooled_win_rates.png", metadata=meta),
+            "Observation-only win rate pooled over F1 and SHD per family, 95% bootstrap CI "
+            "(paper Figure 1)",
+            wide=True,
+        )
+        mat = an.pooled_win_matrix(inst, t2_metrics)
+        keep(_write_csv(mat, out / "win_matrix.csv", prov, index=True))
+        fig(
+            "Pairwise win rates",
+            plots.plot_win_matrix(mat, out / "plots" / "win_matrix.png", metadata=meta),
+            "Observation-only win rate of row over column, F1 and SHD pooled (paper Figure 19)",
+        )
+
+    # critical difference over common instances
+    if "f1" in inst.columns:
+        try:
+            cd = an.critical_difference(inst, "f1")
+        except ValueError:
+            cd = None
+        if cd is not None and len(cd.ranks) >= 3 and cd.n_instances >= 5:
+            cdf = cd.ranks.rename("mean_rank").reset_index()
+            cdf["cd"], cdf["n_instances"], cdf["friedman_p"] = cd.cd, cd.n_instances, cd.friedman_p
+            keep(_write_csv(cdf, out / "critical_difference.csv", prov))
+            fig(
+                "Ranking",
+                plots.plot_critical_difference(
+                    cd, out / "plots" / "critical_difference.png", metadata=meta
+                ),
+                f"Average F1 rank over {cd.n_instances} instances every method solved; bars join "
+                "methods whose ranks differ by less than the Nemenyi critical difference",
+                wide=True,
+            )
 
     # accuracy-cost and precision-recall
     if "runtime_s" in inst.columns:
@@ -465,16 +671,34 @@ def write_report(
             ),
             "Pooled precision against pooled recall (dotted: F1 iso-lines)",
         )
-    if "d" in inst.columns and "f1" in inst.columns:
+    # curves against d only over generated families: real datasets of different d are
+    # unrelated systems and must not be joined by a line
+    if "d" in generated.columns and "f1" in generated.columns and not generated.empty:
         fig(
             "Scale",
             plots.plot_metric_vs_d(
-                an.slice_means(inst, "d", "f1"), out / "plots" / "f1_vs_d.png", metadata=meta
+                an.slice_means(generated, "d", "f1"), out / "plots" / "f1_vs_d.png", metadata=meta
             ),
-            "Mean F1 against the number of variables d",
+            "Mean F1 against the number of variables d (generated SCMs only)",
         )
     if {"runtime_s", "d"} <= set(inst.columns):
         keep(_write_csv(an.runtime_table(inst), out / "runtime.csv", prov, index=True))
+
+    # real datasets: one table each, dot plot without lines across datasets
+    ds = an.dataset_scores(inst, seed=seed)
+    if not ds.empty:
+        keep(_write_csv(ds, out / "datasets.csv", prov))
+        sections += _dataset_sections(ds)
+        fig(
+            "Real datasets",
+            plots.plot_dataset_scores(
+                ds[ds["split"] == "obs"] if (ds["split"] == "obs").any() else ds,
+                out / "plots" / "datasets.png",
+                metadata=meta,
+            ),
+            "F1 and SHD per real dataset and method (observation-only split)",
+            wide=True,
+        )
 
     # slices and interactions
     if factors is None:
@@ -505,13 +729,18 @@ def write_report(
             wide=inter.shape[1] > 8,
         )
 
-    # OOD
+    # edge-level mechanism / noise breakdown
+    if edges is not None and not edges.empty:
+        keep(_write_csv(edges, out / "edges.csv", prov))
+        sections += _edge_sections(edges)
+
+    # OOD (observation-only rows, paper 6.2)
     if priors is not None:
         axes = ood_factors
         if axes is None:
             axes = sorted({a for p in priors.values() for a in (p or {}) if a in inst.columns})
         if axes:
-            ood = an.ood_scores(inst, priors, list(reference_methods or []), list(axes))
+            ood = an.ood_scores(obs, priors, list(reference_methods or []), list(axes))
             keep(_write_csv(ood, out / "ood.csv", prov))
             fig(
                 "Pretraining-exposure OOD score",
@@ -520,10 +749,28 @@ def write_report(
                 "out-of-prior (OOD) categories",
                 wide=len(axes) > 2,
             )
+            sections.append(_ood_section(ood, list(reference_methods or [])))
 
+    # runtime T(k)
+    if runtime_points is not None and not runtime_points.empty:
+        fits = an.runtime_k_fits(runtime_points)
+        keep(_write_csv(runtime_points, out / "runtime_k.csv", prov))
+        keep(_write_csv(fits, out / "runtime_k_fits.csv", prov))
+        sections.append(_runtime_section(fits))
+        fig(
+            "Runtime",
+            plots.plot_runtime_k(
+                runtime_points, fits, out / "plots" / "runtime_k.png", metadata=meta
+            ),
+            "Total wall time of k instances after one load, with the T(k) fit",
+        )
+
+    md = out / "leaderboard.md"
+    md.write_text(render_markdown(board, title, prov, sections), encoding="utf-8")
+    keep(md)
     tables = [k for k in written if k.endswith((".csv", ".md", ".parquet"))]
     index = out / "index.html"
-    index.write_text(_html(board, title, prov, figures, tables), encoding="utf-8")
+    index.write_text(render_html(board, title, prov, figures, tables, sections), encoding="utf-8")
     keep(index)
 
     prov_path = out / "provenance.json"
@@ -532,3 +779,29 @@ def write_report(
     prov_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     keep(prov_path)
     return written
+
+
+def _ood_section(ood: pd.DataFrame, refs: Sequence[str]) -> dict[str, Any]:
+    rows = []
+    for r in ood.itertuples():
+        rows.append(
+            [
+                str(r.method),
+                str(r.factor),
+                MISSING if _isna(r.n_id) else str(int(r.n_id)),
+                MISSING if _isna(r.n_ood) else str(int(r.n_ood)),
+                _fmt(r.r_id, "{:+.1%}"),
+                _fmt(r.r_ood, "{:+.1%}"),
+                _fmt(r.gap, "{:+.1%}"),
+            ]
+        )
+    header = ["Method", "Factor", "ID cats", "OOD cats", "R ID", "R OOD", "ID-OOD gap"]
+    return {
+        "title": "Pretraining-exposure OOD score (eq. 8)",
+        "note": "Relative F1 gain over the reference group ("
+        + (", ".join(refs) or MISSING)
+        + ") on categories inside (ID) and outside (OOD) each method's audited pretraining "
+        "prior, observation-only; a positive gap means the lead shrinks off-prior.",
+        "table": _table(header, rows, [0, 1]),
+        "id": "ood",
+    }
