@@ -27,6 +27,7 @@ MUST_HAVE = [
     "random-regress",
     "var-sort-regress",
     "r2-sort-regress",
+    "reverse-r2-sort-regress",
     "pc",
     "ges",
     "direct-lingam",
@@ -203,7 +204,8 @@ infos = registry.all_method_infos()
 missing = registry.missing_methods()
 assert len(infos) >= 14, sorted(infos)
 assert sorted(registry.available_methods()) == [
-    "r2-sort-regress", "random-regress", "var-sort-regress"], registry.available_methods()
+    "r2-sort-regress", "random-regress", "reverse-r2-sort-regress", "var-sort-regress"
+], registry.available_methods()
 assert "pc" in missing and "sdcd" in missing and "golem" in missing, missing
 try:
     registry.get_method("pc")
@@ -396,6 +398,20 @@ def test_r2_sort_regress_is_scale_invariant_unlike_var_sort():
     assert r2.fit(X).notes["order"] == r2.fit(scaled).notes["order"]
     var = _method("var-sort-regress")
     assert var.fit(X).notes["order"] != var.fit(scaled).notes["order"]
+
+
+def test_reverse_r2_sort_regress_orders_by_decreasing_r2():
+    from causalarena.baselines.regress import r2_scores
+
+    X = chain(coefs=(0.8, 0.8), noise=(1.0, 1.0, 1.0))
+    r2 = r2_scores(X)
+    assert len(set(np.round(r2, 6))) == 3  # distinct, so the order is unambiguous
+    fit = _method("reverse-r2-sort-regress").fit(X)
+    assert fit.notes["order"] == np.argsort(-r2).tolist()
+    assert fit.notes["order"] == _method("r2-sort-regress").fit(X).notes["order"][::-1]
+    # parents come only from earlier variables of the order
+    pos = {v: k for k, v in enumerate(fit.notes["order"])}
+    assert all(pos[i] < pos[j] for i, j in np.argwhere(fit.adjacency))
 
 
 def test_random_regress_depends_on_seed_only():

@@ -4,7 +4,8 @@
 ``i -> j`` (package convention; checked on a chain in the test suite). For
 DAGMA-MLP ``W[i, j]`` is the L2 norm of the first-layer weights from input
 ``i`` to the network of ``j``. Both are thresholded at 0.3 (paper B.4); edge
-scores are the unthresholded ``|W|``.
+scores are the unthresholded ``|W|``.  A cycle left after thresholding is broken at its
+weakest edge (:func:`causalarena.baselines.acyclic.make_acyclic`, ``notes["dag_repair"]``).
 
 DAGMA-MLP is capped: ``warm_iter = 3000`` and ``max_iter = 6000`` Adam steps
 per outer iteration instead of the library's 50000/80000, so a fit at
@@ -23,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._isolation import keeps_torch_dtype, quiet_tqdm, seeded_global_rng
+from .acyclic import make_acyclic
 from .base import Method, MethodInfo, make_fit
 from .registry import register
 
@@ -44,8 +46,9 @@ def _dagma_linear_core(X, mask, seed, params):
             warm_iter=int(params["warm_iter"]),
             max_iter=int(params["max_iter"]),
         )
-    W = np.asarray(model.W_est, dtype=np.float64)
-    return (np.abs(W) > params["w_threshold"]).astype(np.int8), np.abs(W), {}
+    W = np.abs(np.asarray(model.W_est, dtype=np.float64))
+    A, notes = make_acyclic(W > params["w_threshold"], W)
+    return A, W, notes
 
 
 @keeps_torch_dtype
@@ -68,7 +71,8 @@ def _dagma_mlp_core(X, mask, seed, params):
             w_threshold=0.0,  # threshold below, keep the raw weights as scores
         )
     W = np.abs(np.asarray(W, dtype=np.float64))
-    return (W > params["w_threshold"]).astype(np.int8), W, {}
+    A, notes = make_acyclic(W > params["w_threshold"], W)
+    return A, W, notes
 
 
 _DAGMA_LINEAR_INFO = MethodInfo(

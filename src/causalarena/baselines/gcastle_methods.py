@@ -3,7 +3,9 @@
 gcastle's weight matrices follow the package convention (``W[i, j]`` is the
 weight of ``i -> j``, as in the original NOTEARS/GOLEM code; checked on a
 chain in the test suite). The adjacency is the library's thresholded
-``causal_matrix``; edge scores are ``|W|`` before thresholding.
+``causal_matrix``, made acyclic by removing the weakest edge of each remaining cycle
+(:func:`causalarena.baselines.acyclic.make_acyclic`, recorded in ``notes["dag_repair"]``);
+edge scores are ``|W|`` before thresholding.
 
 ``castle.algorithms`` needs torch at import time (even for linear NOTEARS),
 so both methods live in the ``baselines-torch`` extra:
@@ -19,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._isolation import keeps_torch_dtype, quiet_root_logger, seeded_global_rng
+from .acyclic import make_acyclic
 from .base import Method, MethodInfo, make_fit
 from .registry import register
 
@@ -44,8 +47,8 @@ def _notears_core(X, mask, seed, params):
         )
         model.learn(X)  # deterministic: L-BFGS-B from the zero matrix
     W = _weights(model)
-    A = (np.asarray(model.causal_matrix) != 0).astype(np.int8)
-    return A, np.abs(W), {}
+    A, notes = make_acyclic(np.asarray(model.causal_matrix) != 0, W)
+    return A, np.abs(W), notes
 
 
 @keeps_torch_dtype
@@ -68,8 +71,8 @@ def _golem_core(X, mask, seed, params):
         )
         model.learn(X)
     W = _weights(model)
-    A = (np.asarray(model.causal_matrix) != 0).astype(np.int8)
-    return A, np.abs(W), {}
+    A, notes = make_acyclic(np.asarray(model.causal_matrix) != 0, W)
+    return A, np.abs(W), notes
 
 
 _NOTEARS_INFO = MethodInfo(

@@ -35,6 +35,7 @@ import warnings
 import numpy as np
 
 from ._isolation import keeps_torch_dtype, seeded_global_rng
+from .acyclic import make_acyclic
 from .base import Method, MethodInfo, make_fit
 from .registry import register
 
@@ -83,7 +84,8 @@ def _sdcd_core(X, mask, seed, params):
             os.environ.pop("WANDB_MODE", None)
         else:
             os.environ["WANDB_MODE"] = previous
-    return (A != 0).astype(np.int8), W, {"library_seed": 0}
+    A, notes = make_acyclic(A != 0, W)
+    return A, W, {"library_seed": 0, **notes}
 
 
 _INFO = MethodInfo(

@@ -20,6 +20,13 @@ from causalarena.errors import CausalArenaError
 #: split (e.g. an observation-only method on an obs+int split; paper B.1 "marked missing").
 STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
 GRAPH_TYPES = ("dag", "cpdag", "pag")
+#: Kinds of the ``pretraining_disclosure`` column (paper Sec. 6, leaderboard entries disclose
+#: pretraining-evaluation overlap): ``none`` (no pretraining, e.g. every wrapped classical
+#: method; the default), ``declared prior`` (the method was pretrained on a documented SCM
+#: prior) and ``corpus overlap report`` (a report of the overlap between the pretraining
+#: corpus and this release exists).  The two disclosing kinds may name their document after a
+#: colon: ``"declared prior: https://example.org/prior.yaml"``.
+PRETRAINING_DISCLOSURES = ("none", "declared prior", "corpus overlap report")
 
 PREDICTION_SCHEMA = pa.schema(
     [
@@ -45,12 +52,31 @@ PREDICTION_SCHEMA = pa.schema(
         ("memory_limit_bytes", pa.int64()),
         ("stdout", pa.string()),
         ("stderr", pa.string()),
+        # one of PRETRAINING_DISCLOSURES (optionally "<kind>: <reference>"); "none" default
+        ("pretraining_disclosure", pa.string()),
     ]
 )
 
 
 class PredictionError(CausalArenaError, ValueError):
     """A predicted graph violates the schema (names the instance, field and problem)."""
+
+
+def disclosure_problem(value: Any) -> str | None:
+    """Why ``value`` is not a valid ``pretraining_disclosure``, or None when it is.
+
+    Valid: one of :data:`PRETRAINING_DISCLOSURES`, or ``"declared prior: <reference>"`` /
+    ``"corpus overlap report: <reference>"`` with a non-empty reference.
+    """
+    if not isinstance(value, str):
+        return "it is empty" if value is None else "it is not text"
+    kind, sep, ref = value.partition(":")
+    kind = kind.strip()
+    if kind not in PRETRAINING_DISCLOSURES:
+        return "expected one of " + ", ".join(PRETRAINING_DISCLOSURES)
+    if sep and (kind == "none" or not ref.strip()):
+        return "only 'declared prior' and 'corpus overlap report' take a reference after ':'"
+    return None
 
 
 def validate_prediction(
@@ -82,33 +108,39 @@ def validate_prediction(
     ------
     PredictionError
         Neither output given, wrong shape, NaN/inf, non-binary adjacency, self-loop,
-        undirected edges in a ``"dag"``, or unknown ``graph_type``.
+        unknown ``graph_type``, or a graph that is not of its ``graph_type``
+        (:func:`graph_problem`: a directed cycle or undirected edge in a ``"dag"``, a
+        ``"cpdag"`` that is no DAG's CPDAG, a ``"pag"`` with a directed cycle); the message
+        names the instance and the cycle or edge.
     """
-    where = f"prediction for {instance_id!r}"
+    where = f"prediction for instance {instance_id}"
     if graph_type not in GRAPH_TYPES:
-        raise PredictionError(f"{where}: graph_type {graph_type!r} not in {GRAPH_TYPES}")
+        raise PredictionError(
+            f"{where}: graph_type {graph_type} is not one of {', '.join(GRAPH_TYPES)}"
+        )
     if adjacency is None and edge_scores is None:
         raise PredictionError(f"{where}: neither adjacency nor edge_scores was returned")
     A = S = None
     if adjacency is not None:
         a = np.asarray(adjacency, dtype=np.float64)
         if a.shape != (d, d):
-            raise PredictionError(f"{where}: adjacency has shape {a.shape}, instance has d={d}")
+            raise PredictionError(
+                f"{where}: adjacency has shape {' x '.join(map(str, a.shape))}, "
+                f"the instance has d = {d}"
+            )
         if not np.all(np.isfinite(a)):
             raise PredictionError(f"{where}: adjacency contains NaN or inf")
         bad = ~np.isin(a, (0.0, 1.0))
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise PredictionError(
-                f"{where}: adjacency is not binary: A[{i}, {j}] = {float(a[i, j])!r}"
-            )
+            raise PredictionError(f"{where}: adjacency is not binary: A[{i}, {j}] = {a[i, j]:g}")
         if np.any(np.diag(a)):
             i = int(np.flatnonzero(np.diag(a))[0])
             raise PredictionError(f"{where}: self-loop A[{i}, {i}] = 1")
-        if graph_type == "dag" and np.any((a == 1) & (a.T == 1)):
-            i, j = np.argwhere((a == 1) & (a.T == 1))[0]
-            raise PredictionError(f"{where}: graph_type 'dag' but A[{i}, {j}] = A[{j}, {i}] = 1")
         A = a.astype(np.int8)
+        problem = graph_problem(A, graph_type)
+        if problem is not None:
+            raise PredictionError(f"{where}: {problem}")
     if edge_scores is not None:
         s = np.asarray(edge_scores, dtype=np.float64)
         if s.shape != (d, d):
@@ -120,12 +152,73 @@ def validate_prediction(
     return A, S
 
 
+def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
+    """Why a binary adjacency is not a valid graph of ``graph_type``, or None.
+
+    Rules (issue 10 section 1; our reading of what each claim means):
+
+    * ``dag``: no pair in both directions (``A[i, j] = A[j, i] = 1``) and no directed cycle;
+    * ``cpdag``: the CPDAG of some DAG: its directed part is acyclic, it has a consistent DAG
+      extension and the CPDAG of that extension is the matrix itself
+      (:func:`causalarena.eval.metrics.cpdag_problem`);
+    * ``pag``: what the 0/1 column can express is checked: the directed part
+      (``A[i, j] = 1, A[j, i] = 0``) has no directed cycle (an ancestral graph has none).
+      Circle and arrowhead marks are not representable in the column, so the other PAG
+      conditions (no almost-directed cycle, maximality, completeness of the orientation
+      rules) are not checked.
+
+    Parameters
+    ----------
+    adjacency : ndarray of {0, 1}, shape (d, d)
+        Binary, zero diagonal (checked by the caller).
+    graph_type : {"dag", "cpdag", "pag"}
+
+    Returns
+    -------
+    str or None
+        A sentence naming the cycle or the offending edge.
+    """
+    from causalarena.eval.metrics import _find_cycle, _is_acyclic, cpdag_problem
+
+    a = np.asarray(adjacency) != 0
+    if graph_type == "cpdag":
+        p = cpdag_problem(a.astype(np.int8))
+        return None if p is None else f"graph_type cpdag but not a valid CPDAG: {p}"
+    if graph_type == "dag":
+        both = a & a.T
+        if both.any():
+            i, j = np.argwhere(both)[0]
+            return (
+                f"graph_type dag but A[{i}, {j}] = A[{j}, {i}] = 1 (an undirected edge; "
+                "use graph_type cpdag)"
+            )
+    directed = a & ~a.T
+    if _is_acyclic(directed):
+        return None
+    cyc = _find_cycle(directed)
+    path = " -> ".join(map(str, [*cyc, cyc[0]]))
+    return f"graph_type {graph_type} but it has the directed cycle {path}"
+
+
 def prediction_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Arrow table with :data:`PREDICTION_SCHEMA` from row dicts (arrays as nested lists)."""
+    """Arrow table with :data:`PREDICTION_SCHEMA` from row dicts (arrays as nested lists).
+
+    A missing or None ``pretraining_disclosure`` is written as ``"none"`` (the wrapped
+    classical methods are not pretrained); a value that is not a valid disclosure
+    (:func:`disclosure_problem`) raises :class:`PredictionError`.
+    """
     cols: dict[str, list] = {f.name: [] for f in PREDICTION_SCHEMA}
     for r in rows:
         for f in PREDICTION_SCHEMA:
             v = r.get(f.name)
+            if f.name == "pretraining_disclosure":
+                v = "none" if v is None else v
+                why = disclosure_problem(v)
+                if why is not None:
+                    raise PredictionError(
+                        f"pretraining_disclosure of instance {r.get('instance_id')}: "
+                        f"value {v} is not valid ({why})"
+                    )
             if isinstance(v, np.ndarray):
                 v = v.tolist()
             cols[f.name].append(v)
