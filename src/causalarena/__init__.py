@@ -22,6 +22,8 @@ _LAZY = {
     "Table": "causalarena.generator.sample",
     "sample": "causalarena.generator.sample",
     "build": "causalarena.release.build",
+    "evaluate": "causalarena.eval.evaluate",
+    "Leaderboard": "causalarena.eval.evaluate",
     "iter_numpy": "causalarena.loaders.load",
     "load": "causalarena.loaders.load",
     "to_numpy": "causalarena.loaders.load",

@@ -23,6 +23,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from causalarena.eval.analyses import pareto_front
 
 __all__ = [
+    "leaderboard_figure",
     "log_axis",
     "plot_critical_difference",
     "plot_dataset_scores",
@@ -736,3 +737,55 @@ def plot_runtime_k(
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize="x-small", loc="upper left")
     return _save(fig, path, metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# leaderboard bars (Leaderboard.plot)
+# ----------------------------------------------------------------------------------------------
+def leaderboard_figure(
+    board: pd.DataFrame,
+    *,
+    metric: str = "f1",
+    path: str | Path | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> Figure:
+    """Horizontal bars of each method's pooled ``metric`` with its bootstrap CI.
+
+    Parameters
+    ----------
+    board : pandas.DataFrame
+        Output of :func:`causalarena.eval.analyses.leaderboard` (``method``, ``metric``,
+        ``<metric>_ci_low``, ``<metric>_ci_high``).
+    metric : str, default "f1"
+    path : str or Path, optional
+        Also write the PNG there.
+    metadata : mapping, optional
+        PNG text chunks.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    data = board.dropna(subset=[metric]) if metric in board.columns else board.iloc[0:0]
+    n = len(data)
+    fig = _new(6.4, max(2.2, 0.45 * n + 1.2))
+    ax = fig.add_subplot()
+    if n == 0:
+        _empty(ax, f"no {metric} values")
+    else:
+        y = np.arange(n)[::-1]
+        vals = data[metric].to_numpy(dtype=float)
+        lo = data.get(f"{metric}_ci_low", pd.Series(vals)).to_numpy(dtype=float)
+        hi = data.get(f"{metric}_ci_high", pd.Series(vals)).to_numpy(dtype=float)
+        err = np.nan_to_num(np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)]))
+        colors = _method_colors(board["method"])
+        ax.barh(y, vals, color=[colors[str(m)] for m in data["method"]], xerr=err, capsize=3)
+        ax.set_yticks(y, [str(m) for m in data["method"]])
+        ax.set_xlabel(f"pooled {_label(metric)} (bars: 95% bootstrap CI)")
+        if metric in ("f1", "precision", "recall", "auroc", "ap"):
+            ax.set_xlim(0, 1)
+        ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"Leaderboard: {_label(metric)}")
+    if path is not None:
+        _save(fig, path, metadata)
+    return fig
