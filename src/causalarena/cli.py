@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     add_commands(
         sub
     )  # release freeze/set-doi/metadata/validate, publish, verify --rebuild/--reveal
+    from causalarena.cli_lab import add_commands as add_lab
+
+    add_lab(sub)  # lab list/run/serve/schema/play/stats
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -82,9 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     try:
+        from causalarena.cli_lab import dispatch as dispatch_lab
         from causalarena.cli_release import dispatch
 
         rc = dispatch(args)
+        rc = dispatch_lab(args) if rc is None else rc
         return _dispatch(args) if rc is None else rc
     except KeyboardInterrupt:
         print(

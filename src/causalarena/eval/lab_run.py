@@ -1,0 +1,136 @@
+"""Play lab episodes with an agent and write one result row per episode (issue 12).
+
+Results go to ``<out>/<agent>.jsonl`` (one JSON object per line, appended and flushed per
+episode), so an interrupted run resumes: episodes whose id is already in the file are
+skipped.  An agent that raises is recorded with ``status = "error: ..."`` and the episode's
+scores at that point; nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from causalarena.errors import LabError
+from causalarena.eval.lab_metrics import score_episode
+from causalarena.generator.lab.env import LabEnv
+from causalarena.generator.lab.episode import Episode
+
+#: Summary columns (means over episodes), in report order.
+SUMMARY = (
+    "success",
+    "edge_precision",
+    "edge_recall",
+    "edge_f1",
+    "shd",
+    "target_edge_f1",
+    "target_weight_f1",
+    "root_f1",
+    "imec_size",
+    "budget_used",
+)
+
+
+def play(episode: Episode, agent: str, seed: int = 0) -> dict[str, Any]:
+    """Play one episode with agent ``agent``; the scored row (see :func:`score_episode`)."""
+    from causalarena.baselines.lab_agents import get_agent
+
+    fn = get_agent(agent)
+    env = LabEnv(episode)
+    t0 = time.perf_counter()
+    status = "ok"
+    try:
+        fn(env, seed)
+    except LabError as exc:
+        status = f"error: {exc}"
+    except Exception as exc:  # noqa: BLE001 - an agent bug is a recorded failure, not a crash
+        status = f"error: {type(exc).__name__}: {exc}"
+    row = score_episode(episode, env.transcript())
+    row.update(agent=agent, seed=seed, status=status, seconds=round(time.perf_counter() - t0, 4))
+    return row
+
+
+def run_episodes(
+    episodes: Sequence[Episode],
+    agent: str,
+    out: str | Path | None = None,
+    seed: int = 0,
+    quiet: bool = False,
+) -> list[dict[str, Any]]:
+    """Play every episode; append rows to ``<out>/<agent>.jsonl`` and resume from it."""
+    from causalarena.ui import progress
+
+    rows: list[dict[str, Any]] = []
+    path = None
+    done: dict[str, dict] = {}
+    if out is not None:
+        path = Path(out) / f"{agent}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            for i, line in enumerate(path.read_text().splitlines()):
+                try:
+                    r = json.loads(line)
+                    done[r["episode_id"]] = r
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise LabError(
+                        f"{path}: line {i + 1} is not a result row; move the file away"
+                    ) from None
+    fh = path.open("a") if path else None
+    try:
+        with progress(quiet) as bar:
+            task = bar.add_task(f"lab {agent}", total=len(episodes))
+            for ep in episodes:
+                if ep.episode_id in done:
+                    rows.append(done[ep.episode_id])
+                else:
+                    row = play(ep, agent, seed)
+                    rows.append(row)
+                    if fh:
+                        fh.write(json.dumps(row, sort_keys=True) + "\n")
+                        fh.flush()
+                bar.advance(task)
+    finally:
+        if fh:
+            fh.close()
+    return rows
+
+
+def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Means of :data:`SUMMARY` per ``(agent, suite, config)``; ``n`` and ``errors`` counts."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r.get("agent"), r["suite"], r["config"]), []).append(r)
+    out = []
+    for (agent, suite, config), rs in groups.items():
+        s: dict[str, Any] = {"agent": agent, "suite": suite, "config": config, "n": len(rs)}
+        s["errors"] = sum(1 for r in rs if r.get("status", "ok") != "ok")
+        for k in SUMMARY:
+            vals = [
+                float(r[k])
+                for r in rs
+                if r.get(k) is not None and not (isinstance(r[k], float) and math.isnan(r[k]))
+            ]
+            s[k] = sum(vals) / len(vals) if vals else None
+        out.append(s)
+    return out
+
+
+def format_summary(summary: Sequence[dict[str, Any]]) -> str:
+    """A plain-text table of :func:`summarise` (success in percent)."""
+    head = f"{'agent':10s} {'config':30s} {'n':>4s} {'acc%':>6s} {'edgeP/R/F1':>17s} {'SHD':>6s} {'tgtF1':>6s} {'wF1':>6s} {'rootF1':>6s} {'IMEC':>5s}"
+    lines = [head]
+    for s in summary:
+
+        def f(k: str, fmt: str = ".3f", s: dict = s) -> str:
+            return format(s[k], fmt) if s[k] is not None else "-"
+
+        lines.append(
+            f"{s['agent']!s:10s} {s['suite'] + '/' + s['config']:30s} {s['n']:4d} {100 * s['success']:6.1f} "
+            f"{f('edge_precision')}/{f('edge_recall')}/{f('edge_f1')} {f('shd', '.2f'):>6s} "
+            f"{f('target_edge_f1'):>6s} {f('target_weight_f1'):>6s} {f('root_f1'):>6s} {f('imec_size', '.2f'):>5s}"
+        )
+    return "\n".join(lines)
