@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     from causalarena.cli_lab import add_commands as add_lab
 
     add_lab(sub)  # lab list/run/serve/schema/play/stats
+    from causalarena.cli_scenario import add_commands as add_scenario_commands
+
+    add_scenario_commands(sub)  # scenario check/new/list
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -90,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
 
         rc = dispatch(args)
         rc = dispatch_lab(args) if rc is None else rc
+        if rc is None:
+            from causalarena.cli_scenario import dispatch as scenario_dispatch
+
+            rc = scenario_dispatch(args)
         return _dispatch(args) if rc is None else rc
     except KeyboardInterrupt:
         print(

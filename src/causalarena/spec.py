@@ -21,7 +21,15 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from causalarena.errors import SpecError
 
@@ -199,10 +207,24 @@ class ValueRule(_Strict):
     ``do(X = x)``; every target in the pool needs a value).
     """
 
-    kind: Literal["baseline_percentile_uniform", "fixed"] = "baseline_percentile_uniform"
+    kind: Literal["baseline_percentile_uniform", "fixed", "per_target"] = (
+        "baseline_percentile_uniform"
+    )
     low_q: float = Field(default=10.0, ge=0.0, le=100.0)
     high_q: float = Field(default=90.0, ge=0.0, le=100.0)
     values: dict[str, float] = Field(default_factory=dict)
+    #: ``kind="per_target"`` (scenario intervention handles): one resampler per target, one of
+    #: ``{"kind": "percentile", "low_q", "high_q"}`` (as above), ``{"kind": "uniform", "low",
+    #: "high"}``, ``{"kind": "choice", "values": [...]}`` or ``{"kind": "fixed", "value"}``.
+    #: Omitted from the JSON when empty, so synthetic specs serialise as before.
+    resamplers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _drop_empty(self, handler: Any) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and not out.get("resamplers"):
+            out.pop("resamplers", None)
+        return out
 
 
 class InterventionSpec(_Strict):
@@ -400,8 +422,10 @@ def _check_component(var: str | None, field: str, comp: Component, registry: dic
 
 
 def _validate_semantics(spec: SCMSpec) -> None:
-    from causalarena.generator.distributions import DEPENDENCIES, NOISES, ROOTS
-    from causalarena.generator.mechanisms import MECHANISMS
+    from causalarena.generator.distributions import DEPENDENCIES
+    from causalarena.generator.scenario.operations import ALL_MECHANISMS as MECHANISMS
+    from causalarena.generator.scenario.operations import ALL_NOISES as NOISES
+    from causalarena.generator.scenario.operations import ALL_ROOTS as ROOTS
 
     seen: set[str] = set()
     for v in spec.variables:
@@ -452,12 +476,9 @@ def _validate_semantics(spec: SCMSpec) -> None:
         if v.role == "root":
             want = ROOTS[v.root.family].kind
         else:
-            want = (
-                "ordinal"
-                if MECHANISMS[v.mechanism.family].output_kind == "ordinal"
-                else "continuous"
-            )
-        if v.kind != want:
+            want = MECHANISMS[v.mechanism.family].output_kind
+            want = want if want in ("ordinal", "any") else "continuous"
+        if want != "any" and v.kind != want:  # "any": scenario families, kind declared
             raise SpecError(
                 v.name,
                 "kind",
@@ -515,6 +536,8 @@ def _validate_semantics(spec: SCMSpec) -> None:
                     )
                 if not math.isfinite(val):
                     raise SpecError(t, "intervention.value_rule.values", val, "must be finite")
+        elif iv.value_rule.kind == "per_target":
+            _validate_resamplers(iv.targets, iv.value_rule.resamplers)
         elif iv.value_rule.low_q >= iv.value_rule.high_q:
             raise SpecError(
                 None,
@@ -551,6 +574,43 @@ def _validate_shift(spec: SCMSpec) -> None:
             raise SpecError(
                 None, "stressors", st.kind, "stressor does not apply to shift interventions"
             )
+
+
+_RESAMPLER_KEYS = {
+    "percentile": ("low_q", "high_q"),
+    "uniform": ("low", "high"),
+    "choice": ("values",),
+    "fixed": ("value",),
+}
+
+
+def _validate_resamplers(targets: list[str], res: dict[str, dict[str, Any]]) -> None:
+    """Per-target intervention resamplers (scenario intervention handles, paper A.4/A.5)."""
+    field = "intervention.value_rule.resamplers"
+    for t in targets:
+        if t not in res:
+            raise SpecError(t, field, None, "a per_target value rule needs a resampler per target")
+    for t, r in res.items():
+        if t not in targets:
+            raise SpecError(t, field, t, "not in the target pool")
+        kind = r.get("kind") if isinstance(r, dict) else None
+        if kind not in _RESAMPLER_KEYS:
+            raise SpecError(t, f"{field}.kind", kind, f"must be one of {sorted(_RESAMPLER_KEYS)}")
+        want = set(_RESAMPLER_KEYS[kind])
+        if set(r) - {"kind"} != want:
+            raise SpecError(
+                t, field, r, f"a {kind!r} resampler has exactly the keys {sorted(want)}"
+            )
+        nums = list(r["values"]) if kind == "choice" else [r[k] for k in sorted(want)]
+        if kind == "choice" and not nums:
+            raise SpecError(t, f"{field}.values", r["values"], "needs at least one value")
+        for x in nums:
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                raise SpecError(t, field, x, "resampler values must be finite numbers")
+        if kind == "percentile" and not 0 <= r["low_q"] < r["high_q"] <= 100:
+            raise SpecError(t, field, r, "needs 0 <= low_q < high_q <= 100")
+        if kind == "uniform" and not r["low"] < r["high"]:
+            raise SpecError(t, field, r, "needs low < high")
 
 
 _FRACTION = ("outliers", "missingness", "feature_corruption")

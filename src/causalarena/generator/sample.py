@@ -85,8 +85,9 @@ class _Compiled:
 
 def compile_spec(spec: SCMSpec) -> _Compiled:
     """Resolve family tags and parent indices once (internal, cheap)."""
-    from causalarena.generator.distributions import NOISES, ROOTS
-    from causalarena.generator.mechanisms import MECHANISMS
+    from causalarena.generator.scenario.operations import ALL_MECHANISMS as MECHANISMS
+    from causalarena.generator.scenario.operations import ALL_NOISES as NOISES
+    from causalarena.generator.scenario.operations import ALL_ROOTS as ROOTS
 
     idx = spec.index()
     block_of: dict[int, tuple[int, int]] = {}
@@ -140,6 +141,20 @@ def _do_values(
             levels = np.unique(baseline)
         return levels[rng.integers(0, levels.size, size=k)]
     return rng.uniform(lo, hi, size=k)
+
+
+def _resample(
+    r: dict[str, Any], baseline: np.ndarray, kind: str, k: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Do-values of one scenario intervention handle (``ValueRule.kind == "per_target"``)."""
+    if r["kind"] == "percentile":
+        return _do_values(baseline, kind, k, r["low_q"], r["high_q"], rng)
+    if r["kind"] == "uniform":
+        return rng.uniform(r["low"], r["high"], size=k)
+    if r["kind"] == "choice":
+        vals = np.asarray(r["values"], dtype=np.float64)
+        return vals[rng.integers(0, vals.size, size=k)]
+    return np.full(k, float(r["value"]))
 
 
 def _sweep(
@@ -211,6 +226,10 @@ def _sweep(
             rule = iv.value_rule
             if rule.kind == "fixed":
                 vals = np.full(rows.size, float(rule.values[v.name]))
+            elif rule.kind == "per_target":
+                vals = _resample(
+                    rule.resamplers[v.name], x[:n_obs], c.kinds[j], rows.size, values_rng
+                )
             else:
                 vals = _do_values(
                     x[:n_obs], c.kinds[j], rows.size, rule.low_q, rule.high_q, values_rng

@@ -1,0 +1,107 @@
+"""``causalarena scenario check | new | list``: the scenario release gate and scaffolding."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+VERBS = ("scenario",)
+
+
+def add_commands(subparsers: Any) -> None:
+    """Register ``scenario`` and its sub-verbs on the main parser."""
+    sp = subparsers.add_parser("scenario", help="check or scaffold semantic/formula scenarios")
+    sub = sp.add_subparsers(dest="scenario_cmd", required=True)
+    c = sub.add_parser(
+        "check",
+        help="run the release gate on scenario files (exit 1 on a blocking finding)",
+    )
+    c.add_argument(
+        "files",
+        nargs="*",
+        help="YAML files or folders (default: every scenario shipped with the package)",
+    )
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    n = sub.add_parser("new", help="write a scenario skeleton to fill in")
+    n.add_argument("--family", required=True, choices=["semantic", "formula"])
+    n.add_argument("--domain", required=True)
+    n.add_argument("--id", default=None, help="scenario id (default: <domain>_new_scenario)")
+    n.add_argument("--out", default=None, help="output file (default: ./<id>.yaml)")
+    n.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sub.add_parser("list", help="list the scenarios shipped with the package")
+
+
+def dispatch(args: argparse.Namespace) -> int | None:
+    """Run a scenario verb; ``None`` if ``args.cmd`` is not ``scenario``.
+
+    Exit codes: 0 pass, 1 a blocking gate finding, 2 bad input (message names file/field).
+    """
+    if getattr(args, "cmd", None) not in VERBS:
+        return None
+    from causalarena.errors import CausalArenaError
+
+    try:
+        return _run(args)
+    except (CausalArenaError, ValueError, OSError) as exc:
+        print(f"causalarena scenario {args.scenario_cmd}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from causalarena.generator.scenario.pool import scenario_files
+
+    if args.scenario_cmd == "list":
+        for f in scenario_files():
+            print(f"{f.parent.parent.parent.name}/{f.parent.name}/{f.stem}")
+        return 0
+    if args.scenario_cmd == "new":
+        from causalarena.generator.scenario.scaffold import template
+
+        sid = args.id or f"{args.domain}_new_scenario"
+        out = Path(args.out or f"{sid}.yaml")
+        if out.exists() and not args.force:
+            raise ValueError(f"{out} exists; pass --force to overwrite it")
+        text = template(args.family, args.domain, sid, str(out))
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+        print(f"wrote {out}; fill in the TODOs, then: causalarena scenario check {out}")
+        return 0
+    from causalarena.generator.scenario.gate import check_file, check_pool, format_report
+
+    files: list[Path] = []
+    for p in args.files or [str(f) for f in scenario_files()]:
+        p = Path(p)
+        if p.is_dir():
+            files += sorted(p.rglob("*.yaml"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise ValueError(f"{p}: no such file or folder")
+    reports, scenarios = [], []
+    for i, f in enumerate(files):
+        if not args.quiet:
+            print(f"[{i + 1}/{len(files)}] {f}", file=sys.stderr)
+        rep, sc = check_file(f)
+        reports.append(rep)
+        if sc is not None and rep.graph is not None:
+            scenarios.append(sc)
+    pool = check_pool(reports, scenarios)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "scenarios": [r.as_dict() for r in reports],
+                    "pool": [f.__dict__ for f in pool],
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(format_report(reports, pool))
+    blocked = any(r.blocking for r in reports) or any(f.blocking for f in pool)
+    return 1 if blocked else 0
