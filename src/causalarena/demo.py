@@ -115,6 +115,11 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
         console=console,
     )
 
+    console.rule("lab episodes (lab-main, 4 nodes): random and scientist agents")
+    from causalarena.eval.lab_run import demo_lab
+
+    demo_lab(console=console, quiet=quiet)
+
     console.rule("real tables")
     real = _real_data_dir()
     if real is None:

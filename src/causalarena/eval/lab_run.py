@@ -134,3 +134,55 @@ def format_summary(summary: Sequence[dict[str, Any]]) -> str:
             f"{f('target_edge_f1'):>6s} {f('target_weight_f1'):>6s} {f('root_f1'):>6s} {f('imec_size', '.2f'):>5s}"
         )
     return "\n".join(lines)
+
+
+def load_release_episodes(folder: str | Path, config: str) -> list[Episode]:
+    """Episodes of one config of a built lab release folder (rows -> :class:`Episode`).
+
+    Raises
+    ------
+    LabError
+        If the config folder has no Parquet shards.
+    """
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(folder) / "data" / config).glob("*.parquet"))
+    if not files:
+        raise LabError(
+            f"{Path(folder) / 'data' / config}: no Parquet shards (is this a lab release?)"
+        )
+    return [Episode.from_row(r) for f in files for r in pq.read_table(f).to_pylist()]
+
+
+def demo_lab(
+    out: str | Path = "release-lab",
+    results: str | Path = "predictions/lab",
+    console: Any = None,
+    quiet: bool = False,
+) -> list[dict[str, Any]]:
+    """The lab part of ``make demo``: build ``lab-main`` at mini scale, load its 4-node config
+    back and play it with both agents; returns the summary rows."""
+    say = console.print if console is not None else print
+    config = "main-4nodes"
+    try:  # the release engine, once it hosts the lab family
+        from causalarena.family import family_of
+
+        family_of("lab-main")
+        from causalarena.release.engine import build
+    except (ImportError, ValueError):
+        build = None
+    if build is not None:
+        folder = build("lab-main", scale="mini", out=Path(out), quiet=quiet)
+        eps = load_release_episodes(folder, config)
+        say(f"lab-main (mini) built into {folder}; {len(eps)} episodes of {config} loaded")
+    else:  # pragma: no cover - before the release engine hosts the lab family
+        from causalarena.generator.lab.suites import episodes
+
+        eps = episodes("lab-main", config, "mini")[config]
+        say(f"lab-main/{config}: {len(eps)} episodes generated")
+    rows = []
+    for agent in ("random", "scientist"):
+        rows += run_episodes(eps, agent, results, quiet=quiet)
+    summary = summarise(rows)
+    say(format_summary(summary))
+    return summary

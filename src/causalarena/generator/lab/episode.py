@@ -330,6 +330,54 @@ class Episode:
             ) from None
 
 
+#: Arrow schema of every lab config: one row per episode (fields of :meth:`Episode.to_row`).
+def row_schema():
+    """The Arrow schema shared by every lab config (one row per episode)."""
+    import pyarrow as pa
+
+    s, i, b = pa.string(), pa.int32(), pa.bool_()
+    return pa.schema(
+        [
+            ("episode_id", s),
+            ("suite", s),
+            ("config", s),
+            ("index", i),
+            ("n_nodes", i),
+            ("n_edges", i),
+            ("equation_family", s),
+            ("hidden", s),
+            ("target_can_be_parent", b),
+            ("golden", b),
+            ("seed", s),
+            ("target", s),
+            ("properties", pa.list_(s)),
+            ("controllable", pa.list_(s)),
+            ("edges", pa.list_(pa.list_(s))),
+            ("budget", i),
+            ("n_prior", i),
+            ("max_submissions", i),
+            ("records", s),
+            ("manipulator", s),
+            ("reactor", s),
+            ("reactor_visible", s),
+            ("held_out", pa.float64()),
+            ("source", s),
+            ("spec", s),
+        ]
+    )
+
+
+def to_arrow(episodes: list[Episode]):
+    """A pyarrow Table with :func:`row_schema`, one row per episode, in the given order."""
+    import pyarrow as pa
+
+    rows = [e.to_row() for e in episodes]
+    schema = row_schema()
+    return pa.table(
+        {f.name: pa.array([r[f.name] for r in rows], type=f.type) for f in schema}, schema=schema
+    )
+
+
 # -------------------------------------------------------------------- generation
 @dataclass(frozen=True)
 class LabConfig:
