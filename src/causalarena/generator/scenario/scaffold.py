@@ -43,7 +43,7 @@ variables:
     scale: continuous
     range: [0, 300]
     story: TODO computed from its parents
-    observation: TODO
+    observation: TODO how it is observed
     intervenable: false
     parents:
       driver_level: TODO one sentence on why changing the driver changes the response.
