@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from causalarena import SCMSpec, sample
 from causalarena.generator.mechanisms import MECHANISMS
-from causalarena.release.build import build
+from causalarena.release.engine import build
 
 
 class PeakMemory:

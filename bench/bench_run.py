@@ -98,7 +98,7 @@ def main() -> None:
     src = Path(__file__).resolve().parents[1] / "src"
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     if not (release / "manifest.json").exists():
-        from causalarena.release.build import build
+        from causalarena.release.engine import build
 
         shutil.rmtree(release, ignore_errors=True)
         build("arena-synthetic", scale="mini", out=release, quiet=True)

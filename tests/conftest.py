@@ -26,6 +26,17 @@ def _hf_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def mini_release(tmp_path_factory):
     """The mini scale of arena-synthetic, built once with one worker."""
-    from causalarena.release.build import build
+    from causalarena.release.engine import build
 
     return build("arena-synthetic", scale="mini", out=tmp_path_factory.mktemp("rel1"), quiet=True)
+
+
+def shard_of(folder, config: str, graph_family: str, d: int):
+    """Path of the shard of ``config`` that holds the ``(graph_family, d)`` instance."""
+    import pyarrow.parquet as pq
+
+    for p in sorted((folder / "data" / config).glob("*.parquet")):
+        t = pq.read_table(p, columns=["graph_family", "d"]).to_pylist()
+        if {"graph_family": graph_family, "d": d} in t:
+            return p
+    raise LookupError(f"no shard of {config} holds {graph_family} d={d}")

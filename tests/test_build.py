@@ -11,9 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from causalarena import SCMSpec, load, sample, to_numpy
-from causalarena.release.build import ROW_SCHEMA, build
+from causalarena.generator.rows import ROW_SCHEMA
+from causalarena.release.engine import build
 from causalarena.release.io import sha256_file
 from causalarena.release.verify import verify
+from conftest import shard_of
 
 
 def _shas(folder: Path) -> dict[str, str]:
@@ -27,7 +29,8 @@ def test_manifest_lists_every_shard_with_checksums(mini_release):
     assert m["suite"] == "arena-synthetic" and m["scale"] == "mini"
     assert m["configs"]["synthetic-obs"]["rows"] == 50
     assert m["configs"]["synthetic-obsint"]["rows"] == 50
-    assert len(m["files"]) == 100
+    assert len(m["files"]) == 96  # 48 shards per config: a multiple of 8 (split_dataset_by_node)
+    assert all(m["configs"][c]["shards"] == 48 for c in m["configs"])
     for f in m["files"]:
         p = mini_release / f["path"]
         assert p.stat().st_size == f["bytes"] and sha256_file(p) == f["sha256"]
@@ -47,9 +50,8 @@ def test_card_declares_configs(mini_release):
 
 
 def test_rows_are_consistent_with_their_spec(mini_release):
-    t = pq.read_table(mini_release / "data/synthetic-obsint/test-chain-d020.parquet").to_pylist()
-    assert len(t) == 1
-    row = to_numpy(t[0])
+    t = pq.read_table(shard_of(mini_release, "synthetic-obsint", "chain", 20)).to_pylist()
+    row = to_numpy(next(r for r in t if (r["graph_family"], r["d"]) == ("chain", 20)))
     spec = SCMSpec.from_json(row["spec"])
     assert row["graph_family"] == "chain" and row["d"] == 20 == spec.d
     np.testing.assert_array_equal(row["adjacency"], spec.adjacency())
@@ -58,8 +60,8 @@ def test_rows_are_consistent_with_their_spec(mini_release):
     masked = {spec.names[j] for j in np.flatnonzero(row["mask"].any(axis=0))}
     assert masked <= set(row["intervention_targets"])
     # the stored X is exactly what the spec samples with the recorded seed
+    from causalarena.generator.synthetic.family import sample_dataset
     from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import sample_dataset
 
     again = sample_dataset(get_suite("arena-synthetic"), spec, row["scm_index"], "obsint", 0)
     np.testing.assert_array_equal(again.X, row["X"])
@@ -103,16 +105,16 @@ def test_resume_rebuilds_only_damaged_blocks(mini_release, tmp_path):
 
     folder = tmp_path / "resume"
     shutil.copytree(mini_release, folder)
-    gone = folder / "data/synthetic-obs/test-tree-d010.parquet"
+    gone = shard_of(folder, "synthetic-obs", "tree", 10)
     gone.unlink()
-    bad = folder / "data/synthetic-obsint/test-layered-d030.parquet"
+    bad = shard_of(folder, "synthetic-obsint", "layered", 30)
     bad.write_bytes(bad.read_bytes()[:-10])
-    keep = folder / "data/synthetic-obs/test-erdos_renyi-d010.parquet"
+    keep = shard_of(folder, "synthetic-obs", "erdos_renyi", 10)
     before = keep.stat().st_mtime_ns
     problems = {(p["path"], p["problem"]) for p in verify(folder)}
     assert problems == {
-        ("data/synthetic-obs/test-tree-d010.parquet", "missing"),
-        ("data/synthetic-obsint/test-layered-d030.parquet", "size"),
+        (gone.relative_to(folder).as_posix(), "missing"),
+        (bad.relative_to(folder).as_posix(), "size"),
     }
     build("arena-synthetic", scale="mini", out=folder, quiet=True)
     assert keep.stat().st_mtime_ns == before  # untouched: skipped by checksum
@@ -125,14 +127,14 @@ def test_verify_reports_corruption_and_extras(mini_release, tmp_path):
 
     folder = tmp_path / "v"
     shutil.copytree(mini_release, folder)
-    p = folder / "data/synthetic-obs/test-chain-d010.parquet"
+    p = shard_of(folder, "synthetic-obs", "chain", 10)
     data = bytearray(p.read_bytes())
     data[100] ^= 0xFF
     p.write_bytes(bytes(data))
     (folder / "data/synthetic-obs/stray.parquet").write_bytes(b"x")
     problems = {(q["path"], q["problem"]) for q in verify(folder)}
     assert problems == {
-        ("data/synthetic-obs/test-chain-d010.parquet", "sha256"),
+        (p.relative_to(folder).as_posix(), "sha256"),
         ("data/synthetic-obs/stray.parquet", "extra"),
     }
     from causalarena.cli import main
@@ -190,12 +192,14 @@ def test_build_refuses_foreign_or_mismatched_folders(mini_release, tmp_path):
 
 
 def test_resume_ignores_blocks_built_for_another_key(mini_release):
-    from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import block_is_done, build_key
+    from causalarena.family import family_of
+    from causalarena.release.engine import build_key, unit_is_done
 
-    suite = get_suite("arena-synthetic")
-    assert block_is_done(mini_release, 0, build_key(suite, "mini")) is not None
-    assert block_is_done(mini_release, 0, build_key(suite, "full")) is None
+    fam = family_of("arena-synthetic")
+    mini = fam.units("arena-synthetic", "mini", {})[0]
+    full = fam.units("arena-synthetic", "full", {})[0]
+    assert unit_is_done(mini_release, mini, build_key(fam, mini)) is not None
+    assert unit_is_done(mini_release, full, build_key(fam, full)) is None
 
 
 def test_load_is_not_served_from_a_stale_cache(mini_release, tmp_path):
@@ -206,6 +210,8 @@ def test_load_is_not_served_from_a_stale_cache(mini_release, tmp_path):
     copy = tmp_path / "release"
     shutil.copytree(mini_release, copy)
     shards = sorted((copy / "data/synthetic-obs").glob("*.parquet"))
+    ones = [s for s in shards if pq.read_metadata(s).num_rows == 1]  # two 1-row shards
+    shards = [ones[0], ones[1], shards[-1]]
     before = set(load("synthetic-obs", source=copy)["instance_id"])
     assert len(before) == 50
     # same folder name and row count, different content: must not come from the cache

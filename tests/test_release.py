@@ -23,8 +23,9 @@ from causalarena.release.citation import (
     validate_zenodo,
 )
 from causalarena.release.manifest import read_manifest
-from causalarena.release.metadata import write_metadata_files
+from causalarena.release.render import write_metadata_files
 from causalarena.release.verify import verify, verify_rebuild
+from conftest import shard_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKS = [0, 1]  # reserved commitments of two blocks keep the tests fast
@@ -172,13 +173,13 @@ def test_against_previous_manifest(frozen, copy):
 
 # ----------------------------------------------------------------------------- verify
 def test_verify_reports_corrupted_shard(copy, capsys):
-    p = copy / "data" / "synthetic-obs" / "test-chain-d010.parquet"
+    p = shard_of(copy, "synthetic-obs", "chain", 10)
     b = bytearray(p.read_bytes())
     b[1000] ^= 0xFF
     p.write_bytes(bytes(b))
     assert run_cli(["verify", str(copy)]) == 1
     out = capsys.readouterr().out
-    assert "sha256" in out and "test-chain-d010.parquet" in out
+    assert "sha256" in out and p.name in out
 
 
 def test_verify_rebuild_catches_substituted_shards(copy, capsys):
@@ -197,8 +198,8 @@ def test_verify_rebuild_cli_clean(frozen, capsys):
 
 
 def test_reveal_checks_against_commitment(frozen, tmp_path):
+    from causalarena.generator.synthetic.family import audited_scm
     from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import audited_scm
 
     suite = get_suite("arena-synthetic")
     commits = read_manifest(frozen)["freeze"]["reserved"]["commitments"]
@@ -335,7 +336,7 @@ def test_publish_dry_run_prints_plan_without_network(frozen, capsys, monkeypatch
     )
     assert rc == 0
     out = capsys.readouterr().out
-    assert "tag v1.0.0" in out and "data/synthetic-obs/test-chain-d010.parquet" in out
+    assert "tag v1.0.0" in out and "data/synthetic-obs/test-00000-of-00048.parquet" in out
     assert "create deposition" in out and "causalarena-arena-synthetic-mini-v1.0.0.tar" in out
 
 
@@ -373,7 +374,7 @@ def test_publish_hf_against_local_hub(copy, server, monkeypatch):
                 if item["key"] == "file":
                     committed[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
     want = {f["path"] for f in res["files"]}
-    assert set(committed) == want and len(want) == 106
+    assert set(committed) == want and len(want) == 102
     for path, data in committed.items():
         assert data == (copy / path).read_bytes(), path
     assert b"huggingface.co/datasets/org/arena" in committed["README.md"]
@@ -413,7 +414,7 @@ def test_metadata_files_rewrite_is_deterministic(copy):
 
 def test_build_never_rewrites_a_frozen_folder(copy):
     from causalarena.errors import ReleaseError
-    from causalarena.release.build import build
+    from causalarena.release.engine import build
 
     manifest_before = (copy / "manifest.json").read_bytes()
     # complete and frozen: a rebuild is a no-op that keeps the freeze record

@@ -47,8 +47,8 @@ def test_roundtrip_handmade():
 
 @pytest.mark.parametrize("index", [0, 137, 512, 999])
 def test_roundtrip_synthetic(index):
+    from causalarena.generator.synthetic.family import audited_scm
     from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import audited_scm
 
     s = audited_scm(get_suite("arena-synthetic"), index).spec
     text = s.to_json()

@@ -21,7 +21,7 @@ _LAZY = {
     "SCMSpec": "causalarena.spec",
     "Table": "causalarena.generator.sample",
     "sample": "causalarena.generator.sample",
-    "build": "causalarena.release.build",
+    "build": "causalarena.release.engine",
     "evaluate": "causalarena.eval.evaluate",
     "Leaderboard": "causalarena.eval.evaluate",
     "iter_numpy": "causalarena.loaders.load",

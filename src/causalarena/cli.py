@@ -142,7 +142,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             )
             print(f"built {args.suite} ({args.scale}) into {out}", file=sys.stderr)
         elif args.cmd == "build":
-            from causalarena.release.build import build
+            from causalarena.release.engine import build
             from causalarena.summary import print_summary
 
             out = build(

@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
             fz.set_doi(args.folder, args.doi, previous_doi=args.previous_doi)
             print(f"{args.folder}: DOI {args.doi} recorded in manifest, card and citation files")
         elif args.release_cmd == "metadata":
-            from causalarena.release.metadata import write_metadata_files
+            from causalarena.release.render import write_metadata_files
 
             for kind, path in write_metadata_files(args.folder).items():
                 print(f"{kind:10s} {path}")

@@ -68,7 +68,7 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
     import datasets
 
     from causalarena.loaders.load import load, to_numpy
-    from causalarena.release.build import build
+    from causalarena.release.engine import build
     from causalarena.release.verify import verify
     from causalarena.summary import print_summary
 

@@ -31,7 +31,7 @@ from causalarena.generator.real import (
     load_real,
 )
 from causalarena.generator.real.registry import RealDataset
-from causalarena.release.build import PARQUET_OPTIONS, ROW_SCHEMA, _nested
+from causalarena.generator.rows import ROW_SCHEMA, _nested
 from causalarena.release.io import atomic_write_parquet, remove_stale_temporaries, sha256_file
 from causalarena.sortability import r2_sortability, varsortability
 
@@ -265,7 +265,11 @@ def build_real(
             config = CONFIGS[setting]
             rel = shard_path(config, name)
             atomic_write_parquet(
-                outp / rel, to_arrow_real(row_for(ds, t, setting, index)), **PARQUET_OPTIONS
+                outp / rel,
+                to_arrow_real(row_for(ds, t, setting, index)),
+                compression="zstd",
+                compression_level=3,
+                row_group_size=64,
             )
             files.append(
                 {

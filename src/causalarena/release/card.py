@@ -617,7 +617,7 @@ def write_card_from_metadata(out: str | Path, meta: ReleaseMetadata) -> Path:
 
 
 def write_card(out: str | Path, manifest: dict[str, Any]) -> None:
-    """Write ``README.md`` atomically (called by :func:`causalarena.release.build.build`).
+    """Write ``README.md`` atomically (called by :func:`causalarena.release.engine.build`).
 
     The metadata are collected from ``manifest`` and the shards already written to ``out``.
     """

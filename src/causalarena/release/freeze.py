@@ -178,8 +178,8 @@ def reserved_commitments(
     """
     from threadpoolctl import threadpool_limits
 
+    from causalarena.generator.synthetic.family import audited_scm
     from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import audited_scm
 
     suite = get_suite(suite_name)
     targets = reserved_targets(suite, scale, blocks)
@@ -302,7 +302,7 @@ def freeze(
         "content": content_record(manifest),
     }
     rec["content_sha256"] = content_sha256(rec["content"])
-    if reserved:
+    if reserved and manifest.get("family", "synthetic") == "synthetic":
         rec["reserved"] = reserved_commitments(
             manifest["suite"],
             manifest["scale"],
@@ -321,7 +321,7 @@ def freeze(
     atomic_write_json(folder / MANIFEST, manifest)
     atomic_write_json(rp, rec)
     if write_metadata:
-        from causalarena.release.metadata import write_metadata_files
+        from causalarena.release.render import write_metadata_files
 
         write_metadata_files(folder)
     return manifest
@@ -335,7 +335,8 @@ def set_doi(folder: str | Path, doi: str, *, previous_doi: str | None = None) ->
     ReleaseError
         If ``doi`` is not a DOI (``10.<registrant>/<suffix>``).
     """
-    from causalarena.release.metadata import DOI_RE, write_metadata_files
+    from causalarena.release.metadata import DOI_RE
+    from causalarena.release.render import write_metadata_files
 
     folder = Path(folder)
     for d in (doi, previous_doi):

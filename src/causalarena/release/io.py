@@ -35,11 +35,23 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     return gone
 
 
+KILL_AT_FIRST_TEMP = "CAUSALARENA_TEST_KILL_AT_FIRST_TEMP"
+
+
+def _test_kill_hook() -> None:
+    """Test hook: SIGKILL this process right after its first temporary file exists."""
+    if os.environ.get(KILL_AT_FIRST_TEMP) == "1":
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync, then rename over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _test_kill_hook()
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -64,6 +76,7 @@ def atomic_write_parquet(path: str | os.PathLike, table: Any, **kwargs: Any) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    _test_kill_hook()
     try:
         pq.write_table(table, tmp, **kwargs)
         with open(tmp, "rb") as fh:

@@ -13,7 +13,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from causalarena.generator.synthetic.suites import SuiteDef
 from causalarena.release.io import atomic_write_json
 
 MANIFEST = "manifest.json"
@@ -78,29 +77,13 @@ def environment() -> dict[str, Any]:
     }
 
 
-def suite_header(suite: SuiteDef, scale: str) -> dict[str, Any]:
-    """Identity and definition of a synthetic suite build, as recorded in the manifest."""
-    from causalarena.generator.synthetic import GENERATOR_REV
-
-    return {
-        "suite": suite.name,
-        "version": suite.version,
-        "scale": scale,
-        "seed": suite.seed,
-        "generator_rev": GENERATOR_REV,
-        "family": suite.family,
-        "definition": {
-            "scms_per_block": suite.scms_per_block,
-            "public_per_block": suite.public_per_block,
-            "replicates": suite.get_scale(scale).replicates,
-            "n_obs": suite.n_obs,
-            "n_obsint": list(suite.n_obsint),
-            "max_attempts": suite.max_attempts,
-        },
-    }
-
-
-def write_manifest(out: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> dict:
+def write_manifest(
+    out: Path,
+    header: dict[str, Any],
+    records: list[dict[str, Any]],
+    *,
+    extra_files: list[dict[str, Any]] | None = None,
+) -> dict:
     """Aggregate build records into ``manifest.json`` (written atomically).
 
     Parameters
@@ -108,19 +91,23 @@ def write_manifest(out: Path, header: dict[str, Any], records: list[dict[str, An
     out : Path
         Release folder.
     header : dict
-        Suite identity: at least ``suite``, ``version``, ``scale`` (see :func:`suite_header`).
+        Suite identity: at least ``suite``, ``version``, ``scale`` .
     records : list of dict
         One per build unit, each with ``files`` (dicts with ``path``, ``config``, ``rows``,
         ``bytes``, ``sha256``) and optionally ``scms`` (dicts with ``attempts``).
+    extra_files : list of dict, optional
+        Files that belong to no config (Zarr store files: ``path``, ``store``, ``bytes``,
+        ``sha256``); listed in ``files`` like the shards.
 
     Returns
     -------
     dict
         The manifest as written.
     """
-    files = sorted((f for r in records for f in r["files"]), key=lambda f: f["path"])
+    shards = [f for r in records for f in r["files"]]
+    files = sorted(shards + list(extra_files or []), key=lambda f: f["path"])
     configs: dict[str, dict[str, Any]] = {}
-    for f in files:
+    for f in sorted(shards, key=lambda f: f["path"]):
         c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "test"})
         c["rows"] += f["rows"]
         c["shards"] += 1

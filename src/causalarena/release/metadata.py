@@ -961,28 +961,3 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
         overlap_guidance=OVERLAP_GUIDANCE,
         limitations=LIMITATIONS,
     )
-
-
-def write_metadata_files(folder: str | Path, *, croissant: bool = True) -> dict[str, Path]:
-    """(Re)write every metadata file of a release folder from one :class:`ReleaseMetadata`.
-
-    Writes ``README.md``, ``CITATION.cff``, ``.zenodo.json`` and (when ``croissant`` and
-    ``mlcroissant`` is installed) ``croissant.json``.
-
-    Returns
-    -------
-    dict
-        File kind -> written path.
-    """
-    from causalarena.release.card import write_card_from_metadata
-    from causalarena.release.citation import write_citation_files
-
-    folder = Path(folder)
-    meta = collect_metadata(folder)
-    out = {"card": write_card_from_metadata(folder, meta)}
-    out.update(write_citation_files(folder, meta))
-    if croissant:
-        from causalarena.release.croissant import write_croissant
-
-        out["croissant"] = write_croissant(folder, meta)
-    return out

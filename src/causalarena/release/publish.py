@@ -149,7 +149,7 @@ def publish_hf(
     from huggingface_hub.errors import HfHubHTTPError
 
     from causalarena.release.freeze import set_publication
-    from causalarena.release.metadata import write_metadata_files
+    from causalarena.release.render import write_metadata_files
 
     set_publication(folder, hf_repo_id=repo_id)
     write_metadata_files(folder)

@@ -70,7 +70,8 @@ def verify_rebuild(
     """Regenerate every shard from the recorded suite/version/scale/seed and compare checksums.
 
     The rebuild goes to a temporary folder (deleted afterwards) through
-    :func:`causalarena.release.build.build`.
+    :func:`causalarena.release.engine.build` (any family; options recorded in the manifest's
+    ``options`` are passed back).
 
     Parameters
     ----------
@@ -97,12 +98,15 @@ def verify_rebuild(
     import tempfile
 
     from causalarena.errors import ReleaseError
-    from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.build import build
+    from causalarena.family import family_of
+    from causalarena.release.engine import build, rebuild_options
 
     folder = Path(folder)
     manifest = read_manifest(folder)
-    sdef = get_suite(manifest["suite"])
+    try:
+        sdef = family_of(manifest["suite"]).suite(manifest["suite"])
+    except ValueError as exc:
+        raise ReleaseError(f"{folder}: {exc}") from None
     if (sdef.version, sdef.seed) != (manifest["version"], manifest.get("seed")):
         raise ReleaseError(
             f"{folder}: records {manifest['suite']} version {manifest['version']} seed "
@@ -117,6 +121,7 @@ def verify_rebuild(
             out=Path(tmp) / "rebuild",
             workers=workers,
             quiet=True,
+            **rebuild_options(manifest),
         )
         rebuilt = {f["path"]: f["sha256"] for f in read_manifest(out)["files"]}
     problems: list[dict[str, Any]] = []

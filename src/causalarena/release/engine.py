@@ -1,0 +1,538 @@
+"""The release engine: the one pipeline that writes every family's release folder.
+
+A family (:class:`causalarena.family.Family`) declares configs, schemas, work units and a pure
+``run_unit``; this module alone owns everything that touches the folder:
+
+1. folder checks: ``out`` must be missing, empty, or a build of the same suite, version and
+   scale; a frozen version is never rewritten;
+2. the lock (:func:`build_lock`): a second build into the same folder is refused with a
+   message naming the running one (pid, host, start time); an ``fcntl`` lock, so a killed
+   build never leaves a stale lock behind;
+3. resume: each finished unit leaves its parts (``.build/parts/<config>/<unit>.parquet``) and
+   a record (``.build/units/<unit>.json``) with the resume key (suite, version, seed, scale,
+   unit, parameters, package/library versions and code checksum); a rerun reuses every unit
+   whose record matches and whose parts match their sha256, and deletes stray temporaries;
+4. atomic writes (temporary file + fsync + rename, :mod:`causalarena.release.io`);
+5. shard naming and consolidation: the rows of each config, in unit order, are split into
+   :func:`causalarena.family.shard_count` contiguous, nearly equal shards
+   ``data/<config>/test-KKKKK-of-NNNNN.parquet`` (a multiple of 8 for configs with >= 8 rows),
+   byte-identical for any worker count;
+6. Zarr stores (``zarr/<config>.zarr``) from the family's ``arrays`` hook, written to a
+   temporary folder and renamed into place;
+7. the manifest (every Parquet and Zarr file with bytes and sha256), then the card, Croissant,
+   ``CITATION.cff`` and ``.zenodo.json`` (:func:`causalarena.release.render.write_metadata_files`).
+
+Workers are ``spawn`` processes that exit when the parent dies (``PR_SET_PDEATHSIG`` where
+available, and a watchdog thread polling the parent pid).  Test hook: with
+``CAUSALARENA_TEST_KILL_AT_FIRST_TEMP=1`` the process writing the first temporary file
+SIGKILLs itself right after creating it (kill-and-resume tests).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from causalarena.errors import ReleaseError
+from causalarena.family import Family, Unit, family_of, shard_count
+from causalarena.release.io import (
+    atomic_write_json,
+    atomic_write_parquet,
+    remove_stale_temporaries,
+    sha256_file,
+)
+from causalarena.release.manifest import MANIFEST, environment, read_manifest, write_manifest
+
+BUILD_DIR = ".build"
+LOCK_FILE = "lock"
+
+
+# ----------------------------------------------------------------------------- lock
+@contextmanager
+def build_lock(out: Path) -> Iterator[None]:
+    """Hold the build lock of ``out`` (``out/.build/lock``) for the duration of the block.
+
+    Raises
+    ------
+    ReleaseError
+        If another process holds it; the message names its pid, host and start time.
+    """
+    import fcntl
+
+    (out / BUILD_DIR).mkdir(parents=True, exist_ok=True)
+    path = out / BUILD_DIR / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                holder = {}
+            raise ReleaseError(
+                f"{out}: another build is running in this folder (pid {holder.get('pid', '?')} "
+                f"on host {holder.get('host', '?')}, started {holder.get('started', '?')}); "
+                "wait for it to finish or stop it, then rerun"
+            ) from None
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+# ----------------------------------------------------------------------------- workers
+def _watch_parent(parent: int) -> None:
+    import threading
+    import time
+
+    try:  # Linux: the kernel kills us when the parent dies
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+    def loop() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=loop, daemon=True).start()
+    if os.getppid() != parent:  # died before the watch started
+        os._exit(1)
+
+
+def _run_unit(family_name: str, unit: Unit, out: str, key: dict[str, Any]) -> dict[str, Any]:
+    """Run one unit and write its parts and record (in a worker or in the parent)."""
+    from threadpoolctl import threadpool_limits
+
+    from causalarena.family import families
+
+    fam = families()[family_name]
+    with threadpool_limits(1):  # identical floating-point results in every process
+        res = fam.run_unit(unit)
+    outp = Path(out)
+    schemas = {c.name: c.schema for c in fam.configs(unit.suite)}
+    files = []
+    for config in sorted(res.tables):
+        table = res.tables[config]
+        if config not in schemas:
+            raise ReleaseError(f"{unit.suite} unit {unit.key}: unknown config {config!r}")
+        if not table.schema.equals(schemas[config]):
+            raise ReleaseError(
+                f"{unit.suite} unit {unit.key}: config {config!r} table schema differs from "
+                "the declared one"
+            )
+        rel = f"{BUILD_DIR}/parts/{config}/{unit.key}.parquet"
+        atomic_write_parquet(outp / rel, table, **_parquet_options(fam))
+        files.append(
+            {
+                "path": rel,
+                "config": config,
+                "rows": table.num_rows,
+                "bytes": (outp / rel).stat().st_size,
+                "sha256": sha256_file(outp / rel),
+            }
+        )
+    rec = {"key": key, "unit": unit.key, "files": files, "audit": res.audit}
+    atomic_write_json(_unit_record(outp, unit.key), rec)
+    return rec
+
+
+def _parquet_options(fam: Family) -> dict[str, Any]:
+    opts = {"compression": "zstd", "compression_level": 3, "row_group_size": 64}
+    opts.update(fam.parquet_options)
+    return opts
+
+
+def _unit_record(out: Path, key: str) -> Path:
+    return out / BUILD_DIR / "units" / f"{key}.json"
+
+
+def _files_match(out: Path, files: list[dict[str, Any]]) -> bool:
+    for f in files:
+        p = out / f["path"]
+        if not p.is_file() or p.stat().st_size != f["bytes"] or sha256_file(p) != f["sha256"]:
+            return False
+    return True
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        rec = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def unit_is_done(out: Path, unit: Unit, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The unit's record if it was built for ``key`` and all its parts match their sha256."""
+    rec = _read_record(_unit_record(out, unit.key))
+    if rec is None or rec.get("key") != key or not isinstance(rec.get("files"), list):
+        return None
+    return rec if _files_match(out, rec["files"]) else None
+
+
+# ----------------------------------------------------------------------------- keys
+def code_sha256(paths: tuple[str, ...]) -> str | None:
+    """sha256 over the package-relative ``paths`` (files or folders of ``.py``)."""
+    if not paths:
+        return None
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for part in paths:
+        p = root / part
+        for f in sorted([p] if p.is_file() else p.rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def build_key(fam: Family, unit: Unit) -> dict[str, Any]:
+    """What a finished unit must have been built for to be reused on resume."""
+    return {
+        "family": fam.name,
+        "suite": unit.suite,
+        "version": unit.version,
+        "seed": unit.seed,
+        "scale": unit.scale,
+        "unit": unit.key,
+        "params": json.loads(json.dumps(dict(unit.params), sort_keys=True)),
+        "code_sha256": code_sha256(fam.code),
+        "environment": environment(),
+    }
+
+
+# ----------------------------------------------------------------------------- folder checks
+def check_output_folder(out: Path, suite: str, version: str, scale: str) -> dict | None:
+    """Refuse a file, a non-empty folder that is not a causalarena release, or a release of
+    another suite/version/scale; return the folder's manifest when it has one."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"{out}: exists and is not a folder")
+    if not out.exists() or not any(out.iterdir()):
+        return None
+    if not (out / MANIFEST).exists() and not (out / BUILD_DIR).is_dir():
+        raise ReleaseError(
+            f"{out}: folder is not empty and is not a causalarena release; "
+            "choose an empty or new folder"
+        )
+    if not (out / MANIFEST).exists():
+        return None
+    m = read_manifest(out)
+    mine = {"suite": suite, "version": version, "scale": scale}
+    theirs = {k: m.get(k) for k in mine}
+    if theirs != mine:
+        raise ReleaseError(f"{out}: holds {theirs}, not {mine}; choose another folder")
+    return m
+
+
+def shard_name(config: str, k: int, n: int) -> str:
+    """Relative path of shard ``k`` of ``n`` of ``config``."""
+    return f"data/{config}/test-{k:05d}-of-{n:05d}.parquet"
+
+
+# ----------------------------------------------------------------------------- consolidation
+def _consolidate(
+    out: Path, fam: Family, suite: str, records: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Write the final shards of every config from the unit parts (reusing matching shards)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    opts = _parquet_options(fam)
+    files: list[dict[str, Any]] = []
+    for cfg in fam.configs(suite):
+        parts = [f for r in records for f in r["files"] if f["config"] == cfg.name]
+        parts = [f for f in parts if f["rows"] > 0]
+        rows = sum(f["rows"] for f in parts)
+        if rows == 0:
+            continue
+        n = shard_count(rows, len(parts))
+        bounds = [len(a) for a in np.array_split(np.arange(rows), n)]
+        starts = np.concatenate([[0], np.cumsum(bounds)]).astype(int)
+        rec_path = out / BUILD_DIR / f"shards-{cfg.name}.json"
+        want = {"parts": [f["sha256"] for f in parts], "n": n}
+        old = _read_record(rec_path)
+        done = old.get("files", []) if old and old.get("want") == want else []
+        if len(done) == n and _files_match(out, done):
+            files.extend(done)
+            continue
+        offsets = np.concatenate([[0], np.cumsum([f["rows"] for f in parts])]).astype(int)
+        cfg_files = []
+        for k in range(n):
+            if len(done) == n and _files_match(out, [done[k]]):
+                cfg_files.append(done[k])  # this shard is intact: keep it untouched
+                continue
+            lo, hi = int(starts[k]), int(starts[k + 1])
+            pieces = []
+            for j, f in enumerate(parts):
+                a, b = max(lo, offsets[j]), min(hi, offsets[j + 1])
+                if a < b:
+                    t = pq.read_table(out / f["path"])
+                    pieces.append(t.slice(a - offsets[j], b - a))
+            table = pa.concat_tables(pieces).combine_chunks() if pieces else None
+            rel = shard_name(cfg.name, k, n)
+            atomic_write_parquet(out / rel, table, **opts)
+            cfg_files.append(
+                {
+                    "path": rel,
+                    "config": cfg.name,
+                    "rows": table.num_rows,
+                    "bytes": (out / rel).stat().st_size,
+                    "sha256": sha256_file(out / rel),
+                }
+            )
+        atomic_write_json(rec_path, {"want": want, "files": cfg_files})
+        files.extend(cfg_files)
+    return files
+
+
+def _zarr_stores(out: Path, fam: Family, suite: str, shards: list[dict]) -> list[dict]:
+    """Write (or reuse) ``zarr/<config>.zarr`` of every config via the family's arrays hook."""
+    import shutil
+
+    if fam.arrays is None:
+        return []
+    entries: list[dict[str, Any]] = []
+    for cfg in fam.configs(suite):
+        paths = [f for f in shards if f["config"] == cfg.name]
+        if not paths:
+            continue
+        store = f"zarr/{cfg.name}.zarr"
+        rec_path = out / BUILD_DIR / f"zarr-{cfg.name}.json"
+        want = [f["sha256"] for f in paths]
+        old = _read_record(rec_path)
+        if old and old.get("want") == want and _files_match(out, old.get("files", [])):
+            entries.extend(old["files"])
+            continue
+        final = out / store
+        tmp = final.parent / f".{final.name}.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        fam.arrays(suite, cfg.name, [out / f["path"] for f in paths], tmp)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+        zfiles = [
+            {
+                "path": p.relative_to(out).as_posix(),
+                "store": store,
+                "bytes": p.stat().st_size,
+                "sha256": sha256_file(p),
+            }
+            for p in sorted(q for q in final.rglob("*") if q.is_file())
+        ]
+        atomic_write_json(rec_path, {"want": want, "files": zfiles})
+        entries.extend(zfiles)
+    return entries
+
+
+def _remove_stale_zarr_temporaries(out: Path) -> None:
+    import shutil
+
+    zdir = out / "zarr"
+    if zdir.is_dir():
+        for p in zdir.glob(".*.tmp"):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- build
+def build(
+    suite: str = "arena-synthetic",
+    *,
+    scale: str = "mini",
+    out: str | os.PathLike = "release",
+    workers: int = 1,
+    quiet: bool = False,
+    family: Family | None = None,
+    **options: Any,
+) -> Path:
+    """Build a suite of any family into a Hugging Face dataset folder.
+
+    Parameters
+    ----------
+    suite : str, default="arena-synthetic"
+        Suite name (``arena-synthetic``, ``arena-real``, ``dot-generic``, ...).
+    scale : str, default="mini"
+        One of the suite's scales.
+    out : path, default="release"
+        Output folder; created if missing.  Finished units found there are kept (resume).
+    workers : int, default=1
+        Worker processes; the output bytes do not depend on it.
+    quiet : bool, default=False
+        Hide the progress bar and the resume note.
+    family : Family, optional
+        The family (default: the registered family that builds ``suite``).
+    **options
+        Family options (e.g. ``real_data_dir`` for ``arena-real``); recorded in the resume key
+        through the units' parameters, never as local paths in the manifest.
+
+    Returns
+    -------
+    pathlib.Path
+        The release folder: ``data/<config>/*.parquet``, ``zarr/`` (families with arrays),
+        ``manifest.json``, ``README.md``, ``croissant.json``, ``CITATION.cff``,
+        ``.zenodo.json``.
+
+    Raises
+    ------
+    ValueError
+        Unknown suite or scale, or ``workers < 1``.
+    ReleaseError
+        ``out`` is a file, a non-empty folder that is not a causalarena release, a release of
+        another suite/version/scale, a frozen version the build would change, holds files
+        under ``data/`` the build did not write, or another build holds the lock.
+    """
+    from causalarena.release.freeze import registry_path
+    from causalarena.release.render import write_metadata_files
+    from causalarena.ui import progress
+
+    fam = family if family is not None else family_of(suite)
+    info = fam.suite(suite)
+    if scale not in info.scales:
+        raise ValueError(f"unknown scale {scale!r} for suite {suite!r}; choose from {info.scales}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    outp = Path(out)
+    old = check_output_folder(outp, suite, info.version, scale)
+    outp.mkdir(parents=True, exist_ok=True)
+    with build_lock(outp):
+        remove_stale_temporaries(outp)
+        _remove_stale_zarr_temporaries(outp)
+        facts = fam.prepare(suite, scale, options) if fam.prepare is not None else {}
+        units = list(fam.units(suite, scale, options))
+        keys = {u.key: build_key(fam, u) for u in units}
+        if len(keys) != len(units):
+            raise ReleaseError(f"{suite}: unit keys are not unique")
+        records: dict[str, dict[str, Any]] = {}
+        todo: list[Unit] = []
+        for u in units:
+            rec = unit_is_done(outp, u, keys[u.key])
+            if rec is not None:
+                records[u.key] = rec
+            else:
+                todo.append(u)
+        frozen = registry_path(outp, None, info.version).is_file()
+        if frozen:
+            bad = [f["path"] for f in (old or {}).get("files", []) if not _files_match(outp, [f])]
+            if todo or old is None or bad:
+                raise ReleaseError(
+                    f"{outp}: version {info.version} is frozen here, and building would "
+                    f"rewrite {len(bad)} file(s), e.g. {bad[:3]} ({len(todo)} unit(s) to "
+                    "build); build into a new folder and "
+                    "compare with `causalarena release freeze NEW --version X.Y.Z --against "
+                    f"{outp}`"
+                )
+            return outp  # frozen and complete: leave manifest, freeze record, metadata untouched
+        if records and not quiet:
+            print(
+                f"{outp}: reusing {len(records)} finished unit(s) whose parts match their "
+                f"checksums; building {len(todo)}",
+                file=sys.stderr,
+            )
+        with progress(quiet) as bar:
+            task = bar.add_task(
+                f"building {suite} ({scale})", total=len(units), completed=len(records)
+            )
+            nw = max(1, min(workers, len(todo), os.cpu_count() or 1))
+            if nw == 1:
+                for u in todo:
+                    records[u.key] = _run_unit(fam.name, u, str(outp), keys[u.key])
+                    bar.advance(task)
+            else:
+                import multiprocessing as mp
+
+                from causalarena.family import register
+
+                register(fam)  # a family passed in (tests, plugins) must exist in workers too
+                with ProcessPoolExecutor(
+                    max_workers=nw,
+                    mp_context=mp.get_context("spawn"),
+                    initializer=_worker_init,
+                    initargs=(os.getpid(), fam if family is not None else None),
+                ) as ex:
+                    futs = {
+                        ex.submit(_run_unit, fam.name, u, str(outp), keys[u.key]): u.key
+                        for u in todo
+                    }
+                    for fut in as_completed(futs):
+                        records[futs[fut]] = fut.result()
+                        bar.advance(task)
+        ordered = [records[u.key] for u in units]
+        shards = _consolidate(outp, fam, suite, ordered)
+        _remove_unwritten(
+            outp, old, {f["path"] for f in shards}, {c.name for c in fam.configs(suite)}
+        )
+        zfiles = _zarr_stores(outp, fam, suite, shards)
+        header = {
+            "suite": suite,
+            "version": info.version,
+            "scale": scale,
+            "seed": info.seed,
+            "family": fam.name,
+            **fam.header(suite, scale, options),
+            **facts,
+        }
+        audits = [{"files": [], "scms": r.get("audit", [])} for r in ordered]
+        write_manifest(outp, header, [{"files": shards}, *audits], extra_files=zfiles)
+        write_metadata_files(outp)
+    return outp
+
+
+def _worker_init(parent: int, family: Family | None) -> None:
+    _watch_parent(parent)
+    if family is not None:
+        from causalarena.family import register
+
+        register(family)
+
+
+def _remove_unwritten(out: Path, old: dict | None, written: set[str], configs: set[str]) -> None:
+    """Delete shards of an earlier build of this suite that this build did not write; refuse
+    any other file under ``data/`` (it would be published and loaded)."""
+    import re
+
+    ours = {f["path"] for f in (old or {}).get("files", [])}
+    pattern = re.compile(r"^data/([a-z0-9-]+)/test-\d{5}-of-\d{5}\.parquet$")
+    foreign = []
+    for p in sorted((out / "data").rglob("*")) if (out / "data").is_dir() else []:
+        rel = p.relative_to(out).as_posix()
+        if not p.is_file() or rel in written:
+            continue
+        m = pattern.match(rel)
+        if rel in ours or (m and m.group(1) in configs):
+            p.unlink()
+        else:
+            foreign.append(rel)
+    if foreign:
+        raise ReleaseError(
+            f"{out}: files the build did not write are under data/: {foreign[:5]}"
+            " (they would be published and loaded); move them away and rerun"
+        )
+
+
+def rebuild_options(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """Build options recorded in a manifest (for ``verify --rebuild``)."""
+    return dict(manifest.get("options") or {})
