@@ -27,7 +27,10 @@ def add_commands(subparsers: Any) -> None:
     ls.add_parser("list", help="list lab suites and configs")
     r = ls.add_parser("run", help="play a suite with an agent (random, scientist)")
     r.add_argument("--agent", required=True)
-    r.add_argument("--suite", required=True)
+    r.add_argument("--suite", default=None, help="generated suite or lab-causalab-v0.0.2")
+    r.add_argument(
+        "--release", default=None, help="or: a built lab release folder (needs --config)"
+    )
     r.add_argument("--config", default=None)
     r.add_argument("--scale", default="full", choices=["mini", "full"])
     r.add_argument("--out", default=None, help="results folder (<out>/<agent>.jsonl, resumable)")
@@ -87,12 +90,24 @@ def _run(args: argparse.Namespace) -> int:
         _stats(args.data_dir)
         return 0
     from causalarena.baselines.lab_agents import get_agent
-    from causalarena.eval.lab_run import format_summary, run_episodes, summarise
+    from causalarena.errors import LabError
+    from causalarena.eval.lab_run import (
+        format_summary,
+        load_release_episodes,
+        run_episodes,
+        summarise,
+    )
 
     get_agent(args.agent)
-    eps = [
-        e for v in episodes(args.suite, args.config, args.scale, args.data_dir).values() for e in v
-    ]
+    if (args.suite is None) == (args.release is None):
+        raise LabError("lab run: give exactly one of --suite and --release")
+    if args.release is not None:
+        if args.config is None:
+            raise LabError("lab run --release needs --config (a folder under <release>/data/)")
+        eps = load_release_episodes(args.release, args.config)
+    else:
+        got = episodes(args.suite, args.config, args.scale, args.data_dir)
+        eps = [e for v in got.values() for e in v]
     rows = run_episodes(eps, args.agent, args.out, args.seed, args.quiet)
     print(format_summary(summarise(rows)))
     return 0
