@@ -209,3 +209,31 @@ def test_public_release_converts_all_950_episodes():
     assert e.spec.metadata["causalab_params"]["base_freq"] == 25.0
     h = pub["4nodes_hidden_freqnode_n1"][0].spec.metadata["lab"]["hidden"]
     assert h["affected"] == [TARGET] and h["values"] == [-5.0, 0.0, 5.0]
+
+
+def test_lab_family_declares_configs_units_and_pure_rows():
+    import re
+
+    from causalarena.generator.lab.family import FAMILY, config_name
+
+    assert set(FAMILY.suites) >= {"lab-main", "lab-hidden", "lab-causalab-v0.0.2"}
+    cfgs = FAMILY.configs("lab-main")
+    assert [c.name for c in cfgs] == [f"main-{k}nodes" for k in (3, 4, 5, 6, 7)]
+    assert config_name("4nodes_quad_hard") == "4nodes-quad-hard"
+    assert all(re.fullmatch(r"[a-z0-9-]+", c.name) for c in FAMILY.configs("lab-causalab-v0.0.2"))
+    units = FAMILY.units("lab-hidden", "mini", {})
+    assert len(units) == 9 and units[0].key == "cfg-hidden-n1"
+    a, b = FAMILY.run_unit(units[0]), FAMILY.run_unit(units[0])
+    t = a.tables["hidden-n1"]
+    assert t.equals(b.tables["hidden-n1"]) and t.num_rows == 5 and t.schema == cfgs[0].schema
+    ep = Episode.from_row(t.to_pylist()[2])
+    assert ep == episodes("lab-hidden", "hidden-n1", "mini")["hidden-n1"][2]
+    assert "Apache-2.0" in FAMILY.text("lab-causalab-v0.0.2").summary
+
+
+@needs_public
+def test_lab_family_prepare_checks_the_public_release():
+    from causalarena.generator.lab.family import FAMILY
+
+    assert FAMILY.prepare("lab-causalab-v0.0.2", "mini", {})["source"]["licence"] == "Apache-2.0"
+    assert FAMILY.prepare("lab-main", "mini", {}) == {}
