@@ -17,7 +17,8 @@ What a family declares, in one :class:`Family` value:
   contributes rows to (:class:`UnitResult`); it must give the same bytes in every process
   (no global RNG; :class:`numpy.random.SeedSequence` keyed by suite and unit; the engine runs
   it under ``threadpool_limits(1)``).  It must be a module-level function (it is pickled to
-  worker processes);
+  worker processes, which import its module and find the family there: define the
+  :class:`Family` value at module level in the same module as ``run_unit``);
 - ``header(suite, scale, options)``: the suite definition recorded in ``manifest.json``
   (JSON-serialisable; no local filesystem paths);
 - ``text(suite)``: the prose the dataset card and Croissant need (:class:`CardText`);

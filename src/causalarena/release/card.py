@@ -168,6 +168,8 @@ def render_card(meta: ReleaseMetadata) -> str:
     """
     if meta.is_real:
         return render_real_card(meta)
+    if meta.is_generic:
+        return render_generic_card(meta)
     fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
     cov, aud = meta.coverage, meta.audit
     assert cov is not None and aud is not None
@@ -337,6 +339,73 @@ def render_card(meta: ReleaseMetadata) -> str:
         f"Data: [CC BY 4.0]({'https://creativecommons.org/licenses/by/4.0/'}) (`{meta.license}`). "
         "The data are purely synthetic and contain no personal information. The `causalarena` "
         "code is Apache-2.0.",
+        "",
+    ]
+    return "\n".join(L)
+
+
+def render_generic_card(meta: ReleaseMetadata) -> str:
+    """Card of a family described by its :class:`~causalarena.family.CardText` (temporal
+    ``dot-*`` suites, plug-in families): front matter, summary, configs, schema, uses,
+    limitations, versioning, citation and licence."""
+    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
+    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L += [f"# {meta.title}", "", "## Summary", "", meta.summary, ""]
+    L += [
+        f"- Suite `{meta.suite}` (family `{meta.family}`), version `{meta.version}`, scale "
+        f"`{meta.scale}`, seed `{meta.seed}`, built with causalarena {meta.package_version}.",
+        f"- DOI: {meta.doi_text}.",
+        f"- Frozen: {'yes, on ' + meta.date_released if meta.frozen and meta.date_released else 'no (development build)'}.",
+        "",
+        "## Suites and configs",
+        "",
+        "| config | split | rows | shards | bytes |",
+        "|---|---|---:|---:|---:|",
+    ]
+    L += [f"| `{c.name}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |" for c in meta.configs]
+    L += [
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("<this folder or ORG/NAME>", "{meta.configs[0].name}", '
+        'split="test")',
+        "```",
+        "",
+        "## Schema",
+        "",
+        "| config | column | type |",
+        "|---|---|---|",
+    ]
+    L += [
+        f"| `{c.name}` | `{f.name}` | `{_type_text(f)}` |" for c in meta.configs for f in c.features
+    ]
+    L += ["", "## Intended uses", ""] + [f"- {u}" for u in meta.intended_uses]
+    if meta.out_of_scope_uses:
+        L += ["", "Out of scope:", ""] + [f"- {u}" for u in meta.out_of_scope_uses]
+    L += ["", "## Pretraining overlap disclosure", ""]
+    L += [f"- {u}" for u in meta.overlap_guidance] or ["- None stated."]
+    L += ["", "## Limitations", ""] + ([f"- {u}" for u in meta.limitations] or ["- None stated."])
+    L += [
+        "",
+        "## Versioning and changelog",
+        "",
+        "Releases follow semantic versioning; a frozen version is immutable (every file's "
+        "sha256 is in `manifest.json`). `causalarena verify DIR --rebuild` regenerates every "
+        "file from the recorded suite, version, scale and seed and compares checksums.",
+        "",
+    ]
+    L += [f"- **{e.version}**: " + " ".join(e.changes) for e in meta.changelog]
+    L += [
+        "",
+        "## How to cite",
+        "",
+        "Machine-readable citation: `CITATION.cff`, `.zenodo.json`, `croissant.json`.",
+        "",
+        f"Dataset: {meta.title}, DOI {meta.doi_text}.",
+        "",
+        "## Licence",
+        "",
+        f"Data: CC BY 4.0 (`{meta.license}`). The `causalarena` code is Apache-2.0.",
         "",
     ]
     return "\n".join(L)
@@ -723,7 +792,15 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
     if extra:
         problems.append(f"README.md: configs not in the manifest: {sorted(extra)}")
     body = (folder / "README.md").read_text(encoding="utf-8")
-    for section in REAL_REQUIRED_SECTIONS if is_real else REQUIRED_SECTIONS:
+    family = manifest.get("family", "synthetic")
+    sections = (
+        REAL_REQUIRED_SECTIONS
+        if is_real
+        else REQUIRED_SECTIONS
+        if family == "synthetic"
+        else GENERIC_REQUIRED_SECTIONS
+    )
+    for section in sections:
         if f"\n## {section}\n" not in body:
             problems.append(f"README.md: section '## {section}' is missing")
     if is_real:
@@ -775,6 +852,18 @@ REQUIRED_SECTIONS = (
 )
 
 #: Body sections every real-data card (``family = "real"``) must have.
+GENERIC_REQUIRED_SECTIONS = (
+    "Summary",
+    "Suites and configs",
+    "Schema",
+    "Intended uses",
+    "Pretraining overlap disclosure",
+    "Limitations",
+    "Versioning and changelog",
+    "How to cite",
+    "Licence",
+)
+
 REAL_REQUIRED_SECTIONS = (
     "Summary",
     "Reference graphs",

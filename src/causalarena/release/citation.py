@@ -240,7 +240,11 @@ def zenodo_dict(meta: ReleaseMetadata) -> dict[str, Any]:
     sizes = ", ".join(f"{c.name}: {c.rows} rows" for c in meta.configs)
     if meta.is_real:
         return _real_zenodo_dict(meta, related, sizes)
-    assert meta.coverage is not None
+    count = (
+        f"{meta.coverage.n_scms} public SCMs"
+        if meta.coverage is not None
+        else f"{meta.total_rows} public instances"
+    )
     d: dict[str, Any] = {
         "upload_type": "dataset",
         "title": meta.title,
@@ -249,7 +253,7 @@ def zenodo_dict(meta: ReleaseMetadata) -> dict[str, Any]:
             meta.title,
             meta.summary,
             [
-                f"Configs ({sizes}); {meta.coverage.n_scms} public SCMs. Adjacency convention: "
+                f"Configs ({sizes}); {count}. Adjacency convention: "
                 "A[i, j] = 1 iff i -&gt; j (row = parent, column = child).",
                 "Please disclose any use of public CausalArena SCMs or the generator in "
                 "pretraining when reporting scores.",

@@ -111,6 +111,7 @@ def _files_and_record_sets(
             sha256=f["sha256"],
         )
         for f in manifest["files"]
+        if f.get("config")  # Parquet shards (Zarr store files are listed in the manifest only)
     ]
     record_sets = []
     for c in meta.configs:
@@ -424,7 +425,7 @@ def validate_croissant(folder: str | Path, *, records: bool = False) -> list[str
         d.get("@id"): d for d in js.get("distribution", []) if d.get("@type") == "cr:FileObject"
     }
     sets = {d.get("@id"): d for d in js.get("distribution", []) if d.get("@type") == "cr:FileSet"}
-    for f in manifest["files"]:
+    for f in (f for f in manifest["files"] if f.get("config")):
         o = objs.pop(f["path"], None)
         if o is None:
             problems.append(f"{path}: no FileObject for {f['path']}")

@@ -38,12 +38,13 @@ import socket
 import sys
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from causalarena.errors import ReleaseError
-from causalarena.family import Family, Unit, family_of, shard_count
+from causalarena.family import Family, Unit, family_of, register, shard_count
 from causalarena.release.io import (
     atomic_write_json,
     atomic_write_parquet,
@@ -409,6 +410,8 @@ def build(
     from causalarena.release.render import write_metadata_files
     from causalarena.ui import progress
 
+    if family is not None:
+        register(family)  # workers and the metadata renderers look families up by name
     fam = family if family is not None else family_of(suite)
     info = fam.suite(suite)
     if scale not in info.scales:
@@ -464,22 +467,25 @@ def build(
             else:
                 import multiprocessing as mp
 
-                from causalarena.family import register
-
-                register(fam)  # a family passed in (tests, plugins) must exist in workers too
                 with ProcessPoolExecutor(
                     max_workers=nw,
                     mp_context=mp.get_context("spawn"),
                     initializer=_worker_init,
-                    initargs=(os.getpid(), fam if family is not None else None),
+                    initargs=(os.getpid(), fam.run_unit.__module__),
                 ) as ex:
                     futs = {
                         ex.submit(_run_unit, fam.name, u, str(outp), keys[u.key]): u.key
                         for u in todo
                     }
-                    for fut in as_completed(futs):
-                        records[futs[fut]] = fut.result()
-                        bar.advance(task)
+                    try:
+                        for fut in as_completed(futs):
+                            records[futs[fut]] = fut.result()
+                            bar.advance(task)
+                    except BrokenProcessPool:
+                        raise ReleaseError(
+                            f"{outp}: a worker process died (killed or out of memory); "
+                            "finished units are kept, rerun the same command to resume"
+                        ) from None
         ordered = [records[u.key] for u in units]
         shards = _consolidate(outp, fam, suite, ordered)
         _remove_unwritten(
@@ -501,12 +507,16 @@ def build(
     return outp
 
 
-def _worker_init(parent: int, family: Family | None) -> None:
-    _watch_parent(parent)
-    if family is not None:
-        from causalarena.family import register
+def _worker_init(parent: int, module: str) -> None:
+    """Watch the parent; register every :class:`Family` defined in ``module`` (the module of
+    the family's ``run_unit``), so families defined outside the registry work in workers."""
+    import importlib
 
-        register(family)
+    _watch_parent(parent)
+    mod = importlib.import_module(module)
+    for value in vars(mod).values():
+        if isinstance(value, Family):
+            register(value)
 
 
 def _remove_unwritten(out: Path, old: dict | None, written: set[str], configs: set[str]) -> None:

@@ -32,7 +32,9 @@ from causalarena.schema import SLICE_FACTORS
 #: ``other`` is used by the real-data track, whose datasets keep their own licences (the
 #: card front matter then carries ``license_name`` / ``license_details``).
 LicenseId = Literal["cc-by-4.0", "other"]
-FamilyName = Literal["synthetic", "real"]
+#: ``synthetic`` and ``real`` have their own collectors; any other family (temporal ``dot-*``,
+#: plug-in families) is described by the :class:`causalarena.family.CardText` it declares.
+FamilyName = str
 TaskCategory = Literal["graph-ml", "tabular-classification", "tabular-regression", "other"]
 SizeCategory = Literal["n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M"]
 ScaleName = Literal["mini", "full"]
@@ -48,6 +50,8 @@ Tag = Literal[
     "interventional-data",
     "tabular",
     "croissant",
+    "time-series",
+    "counterfactual",
 ]
 AuditReasonClass = Literal[
     "invalid-spec",
@@ -367,9 +371,14 @@ class ReleaseMetadata(_Strict):
                 raise ValueError("a synthetic release needs `coverage` and `audit`, not `real`")
             if self.license != "cc-by-4.0":
                 raise ValueError("a synthetic release is licensed cc-by-4.0")
-        elif self.real is None:
+        elif self.family == "real" and self.real is None:
             raise ValueError("a real-data release needs `real`")
         return self
+
+    @property
+    def is_generic(self) -> bool:
+        """Described only by its family's :class:`~causalarena.family.CardText`."""
+        return self.family not in ("synthetic", "real")
 
     @property
     def is_real(self) -> bool:
@@ -677,6 +686,52 @@ def _collect_real_metadata(
     )
 
 
+def _collect_generic_metadata(
+    folder: Path, manifest: dict[str, Any], configs: list[ConfigInfo]
+) -> ReleaseMetadata:
+    """Metadata of a family described by its declared :class:`~causalarena.family.CardText`."""
+    from causalarena.family import family_of
+
+    try:
+        text = family_of(manifest["suite"]).text(manifest["suite"])
+    except ValueError as exc:
+        raise ReleaseError(f"{folder}: {exc}") from None
+    pub = manifest.get("publication") or {}
+    frz = manifest.get("freeze") or {}
+    env = manifest.get("environment") or {}
+    allowed = set(Tag.__args__)  # type: ignore[attr-defined]
+    changelog = [ChangelogEntry(version=v, changes=[c]) for v, c in text.changelog] or [
+        ChangelogEntry(version=manifest["version"], changes=["First release."])
+    ]
+    return ReleaseMetadata(
+        suite=manifest["suite"],
+        version=manifest["version"],
+        scale=manifest["scale"],
+        seed=int(manifest.get("seed") or 0),
+        generator_rev=manifest.get("generator_rev", "none"),
+        package_version=str(env.get("causalarena", "unknown")),
+        pretty_name=text.pretty_name,
+        summary=text.summary,
+        task_categories=list(text.task_categories),
+        tags=[t for t in text.tags if t in allowed] or ["benchmark"],
+        size_category=size_category(sum(c.rows for c in configs)),
+        creators=CREATORS,
+        paper=PAPER,
+        configs=configs,
+        family=str(manifest["family"]),
+        doi=pub.get("doi"),
+        previous_doi=pub.get("previous_doi"),
+        hf_repo_id=pub.get("hf_repo_id"),
+        frozen=bool(frz),
+        date_released=frz.get("date"),
+        changelog=changelog,
+        intended_uses=list(text.intended_uses) or ["Benchmarking."],
+        out_of_scope_uses=list(text.out_of_scope_uses),
+        overlap_guidance=list(text.overlap_guidance),
+        limitations=list(text.limitations),
+    )
+
+
 # ----------------------------------------------------------------------------- helpers
 def size_category(rows: int) -> SizeCategory:
     """Hugging Face ``size_categories`` bucket of a row count."""
@@ -912,6 +967,8 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
     manifest = manifest if manifest is not None else read_manifest(folder)
     if manifest.get("family") == "real":
         return _collect_real_metadata(folder, manifest, config_infos(folder, manifest))
+    if manifest.get("family", "synthetic") != "synthetic":
+        return _collect_generic_metadata(folder, manifest, config_infos(folder, manifest))
     rows = read_factor_rows(folder, manifest)
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}

@@ -55,8 +55,9 @@ def verify(folder: str | Path) -> list[dict[str, Any]]:
             problems.append(
                 {"path": f["path"], "problem": "sha256", "expected": f["sha256"], "found": digest}
             )
-    data = folder / "data"
-    if data.is_dir():
+    for data in (folder / "data", folder / "zarr"):
+        if not data.is_dir():
+            continue
         for p in sorted(data.rglob("*")):
             rel = p.relative_to(folder).as_posix()
             if p.is_file() and rel not in listed and not p.name.startswith("."):
