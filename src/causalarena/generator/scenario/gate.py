@@ -599,22 +599,19 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
 
 
 def _near_copies(sc: sch.Scenario, X: np.ndarray, add) -> None:
-    from scipy.stats import rankdata
-
+    """Pearson |corr| >= 0.90 between continuous columns (paper A.3 stage 5)."""
     cont = [j for j, v in enumerate(sc.variables) if v.scale == "continuous"]
     if len(cont) < 2:
         return
     Z = X[:, cont]
     ok = Z.std(axis=0) > 0
-    R = np.apply_along_axis(rankdata, 0, Z)
     with np.errstate(all="ignore"):
         C = np.abs(np.corrcoef(Z, rowvar=False))
-        S = np.abs(np.corrcoef(R, rowvar=False))
     for a in range(len(cont)):
         for b in range(a + 1, len(cont)):
             if not (ok[a] and ok[b]):
                 continue
-            r = max(C[a, b], S[a, b])
+            r = C[a, b]
             if r >= NEAR_COPY:
                 va, vb = sc.variables[cont[a]], sc.variables[cont[b]]
                 if vb.name in va.justify.near_copy or va.name in vb.justify.near_copy:
