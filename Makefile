@@ -35,6 +35,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	PYTHONPATH=src $(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests bench

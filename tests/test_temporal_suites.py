@@ -248,7 +248,7 @@ def test_oracle_zero_and_near_zero_rule(built):
 
 
 def test_all_baselines_run_on_every_suite(built):
-    from causalarena.baselines.temporal import run_baselines
+    from causalarena.eval.temporal import run_baselines
 
     for name in S.TEMPORAL_SUITES:
         rows = load_rows(built, name)
@@ -261,7 +261,7 @@ def test_all_baselines_run_on_every_suite(built):
 
 
 def test_graph_track_var():
-    from causalarena.baselines.temporal import graph_track
+    from causalarena.eval.temporal import graph_track
 
     ep = S.generate_suite_episodes(S.get_temporal_suite("dot-identifiability"), [0])[0]
     from causalarena.generator.temporal.storage import decode_row, episodes_to_arrow
@@ -274,7 +274,7 @@ def test_graph_track_var():
 @pytest.mark.slow
 def test_graph_track_pcmciplus():
     pytest.importorskip("tigramite")
-    from causalarena.baselines.temporal import graph_track
+    from causalarena.eval.temporal import graph_track
     from causalarena.generator.temporal.storage import decode_row, episodes_to_arrow
 
     eps = S.generate_suite_episodes(S.get_temporal_suite("dot-identifiability"), [0, 1])

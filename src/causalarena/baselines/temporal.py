@@ -34,11 +34,12 @@ and SHD (missing + extra) over ``(lag, i, j)`` entries up to the true ``K``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from causalarena.eval.temporal import ModelInput
+if TYPE_CHECKING:  # the view the effect harness (eval layer) hands to predict()
+    from causalarena.eval.temporal import ModelInput
 
 
 def _ffill(x: np.ndarray) -> np.ndarray:
@@ -269,16 +270,6 @@ EFFECT_BASELINES = {
 }
 
 
-def run_baselines(rows: list[dict[str, Any]], names: list[str] | None = None) -> dict[str, Any]:
-    """Score every baseline (in-process: they are trusted) on decoded rows."""
-    from causalarena.eval.temporal import evaluate
-
-    out = {}
-    for name in names or list(EFFECT_BASELINES):
-        out[name] = evaluate(EFFECT_BASELINES[name](), rows, isolation="none")
-    return out
-
-
 # ---------------------------------------------------------------------------------- graph track
 def _var_ttest(x: np.ndarray, tau_max: int, thr: float = 3.0):
     x = _ffill(x)
@@ -320,42 +311,3 @@ def _pcmciplus(x: np.ndarray, tau_max: int, alpha: float = 0.01):
                     AL[k - 1, i, j] = 1
     # an undirected contemporaneous pair is kept in both directions (scored as undirected)
     return A0, AL
-
-
-def _lag_scores(true: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
-    K = true.shape[0]
-    P = np.zeros_like(true)
-    k = min(K, pred.shape[0])
-    P[:k] = pred[:k]
-    tp = int(np.sum((true == 1) & (P == 1)))
-    fp = int(np.sum((true == 0) & (P == 1)))
-    fn = int(np.sum((true == 1) & (P == 0)))
-    prec = tp / (tp + fp) if tp + fp else None
-    rec = tp / (tp + fn) if tp + fn else None
-    f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
-    return {"precision": prec, "recall": rec, "f1": f1, "shd": fp + fn}
-
-
-def graph_track(rows: list[dict[str, Any]], method: str = "var_ttest", tau_max: int = 3) -> dict:
-    """Score graph recovery from the factual arm of each row (mean over episodes)."""
-    from causalarena.eval.metrics import score_graph
-
-    fn = {"var_ttest": _var_ttest, "pcmciplus": _pcmciplus}[method]
-    inst, lag = [], []
-    for r in rows:
-        A0p, ALp = fn(np.asarray(r["x_obs"], dtype=np.float64), tau_max)
-        A0 = np.asarray(r["adjacency_inst"], dtype=np.int8)
-        s = score_graph(A0, A0p)
-        inst.append(s)
-        lag.append(_lag_scores(np.asarray(r["adjacency_lag"], dtype=np.int8), ALp))
-
-    def mean(xs, k):
-        v = [x[k] for x in xs if x.get(k) is not None]
-        return float(np.mean(v)) if v else None
-
-    return {
-        "method": method,
-        "episodes": len(rows),
-        "instantaneous": {k: mean(inst, k) for k in ("precision", "recall", "f1", "shd", "nshd")},
-        "lagged": {k: mean(lag, k) for k in ("precision", "recall", "f1", "shd")},
-    }

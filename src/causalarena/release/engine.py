@@ -51,7 +51,13 @@ from causalarena.release.io import (
     remove_stale_temporaries,
     sha256_file,
 )
-from causalarena.release.manifest import MANIFEST, environment, read_manifest, write_manifest
+from causalarena.release.manifest import (
+    MANIFEST,
+    environment,
+    read_manifest,
+    registry_path,
+    write_manifest,
+)
 
 BUILD_DIR = ".build"
 LOCK_FILE = "lock"
@@ -406,7 +412,6 @@ def build(
         another suite/version/scale, a frozen version the build would change, holds files
         under ``data/`` the build did not write, or another build holds the lock.
     """
-    from causalarena.release.freeze import registry_path
     from causalarena.release.render import write_metadata_files
     from causalarena.ui import progress
 

@@ -26,9 +26,12 @@ from typing import Any
 
 from causalarena.errors import ReleaseError
 from causalarena.release.io import atomic_write_json, sha256_file
-from causalarena.release.manifest import MANIFEST, environment, read_manifest
-
-REGISTRY_DIR = "frozen"
+from causalarena.release.manifest import (
+    MANIFEST,
+    environment,
+    read_manifest,
+    registry_path,
+)
 
 
 class FreezeError(ReleaseError):
@@ -71,12 +74,6 @@ def compare_content(frozen: dict[str, Any], new: dict[str, Any]) -> list[str]:
         elif fa[p] != fb[p]:
             diffs.append(f"{p}: sha256 {fb[p][:12]}… differs from frozen {fa[p][:12]}…")
     return diffs
-
-
-def registry_path(folder: Path, registry: str | Path | None, version: str) -> Path:
-    """Registry record path of ``version``."""
-    base = Path(registry) if registry is not None else Path(folder) / REGISTRY_DIR
-    return base / f"{version}.json"
 
 
 def check_frozen(

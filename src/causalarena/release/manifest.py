@@ -16,6 +16,8 @@ from typing import Any
 from causalarena.release.io import atomic_write_json
 
 MANIFEST = "manifest.json"
+#: Default registry of frozen versions inside a release folder (see :mod:`.freeze`).
+REGISTRY_DIR = "frozen"
 RECORDED_PACKAGES = (
     "numpy",
     "scipy",
@@ -210,3 +212,9 @@ def check_file_entry(where: Path, field: str, f: Any) -> None:
         raise ReleaseError(
             f"{where}: {field}.sha256 must be 64 lowercase hex digits, got {_short(f['sha256'])}"
         )
+
+
+def registry_path(folder: Path, registry: str | Path | None, version: str) -> Path:
+    """Registry record path of ``version``."""
+    base = Path(registry) if registry is not None else Path(folder) / REGISTRY_DIR
+    return base / f"{version}.json"
