@@ -507,9 +507,10 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
         if np.unique(col).size < 2:
             add(v.name, "constant", f"constant column (value {col[0]:.6g})")
             continue
-        tol = 1e-6 * max(1.0, abs(lo), abs(hi))
+        # columns are float32: compare with the float32 bounds, exactly
+        flo, fhi = float(np.float32(lo)), float(np.float32(hi))
         allv = np.concatenate([col, XM[~M[:, j], j]])
-        out = (allv < lo - tol) | (allv > hi + tol)
+        out = (allv < flo) | (allv > fhi)
         if out.any():
             add(
                 v.name,
@@ -518,7 +519,7 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
                 f"(min {allv.min():.6g}, max {allv.max():.6g})",
             )
         if v.scale == "continuous":
-            at = float(np.mean((np.abs(col - lo) <= tol) | (np.abs(col - hi) <= tol)))
+            at = float(np.mean((col == flo) | (col == fhi)))
             op = v.mechanism.op if v.mechanism else None
             if isinstance(v.mechanism, sch.OpFormula):
                 if at > 0.01:
