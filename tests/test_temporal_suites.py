@@ -11,7 +11,7 @@ import pytest
 
 from causalarena.eval.temporal import NEAR_ZERO, evaluate, load_rows, make_input
 from causalarena.generator.temporal import suites as S
-from causalarena.release.build_temporal import build_temporal
+from causalarena.release.engine import build
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +26,14 @@ def built(tmp_path_factory):
         for n, s in S.TEMPORAL_SUITES.items()
     }
     mp.setattr(S, "TEMPORAL_SUITES", small)
-    mp.setattr("causalarena.release.build_temporal.TEMPORAL_SUITES", small)
-    out = build_temporal("all", "mini", tmp_path_factory.mktemp("tall"), workers=1, quiet=True)
+    out = build("dot-all", scale="mini", out=tmp_path_factory.mktemp("tall"), quiet=True)
     mp.undo()
     return out
 
 
 def _files(out):
     m = json.loads((out / "manifest.json").read_text())
-    z = [f for v in m.get("zarr", {}).values() for f in v["files"]]
-    return {f["path"]: f["sha256"] for f in m["files"] + z}
+    return {f["path"]: f["sha256"] for f in m["files"]}
 
 
 def test_every_suite_builds_with_identical_schema(built):
@@ -43,12 +41,18 @@ def test_every_suite_builds_with_identical_schema(built):
     assert set(m["configs"]) == set(S.TEMPORAL_SUITES)
     schemas = set()
     for f in m["files"]:
+        if "config" not in f:
+            assert f["path"].startswith(f"zarr/{f['store'][5:]}/")  # a Zarr store file
+            continue
         schemas.add(pq.read_schema(built / f["path"]).to_string(show_schema_metadata=False))
-        assert f["path"].startswith(f"data/{f['config']}/test-")
+        assert f["path"] == f"data/{f['config']}/test-00000-of-00001.parquet"  # < 8 rows
     assert len(schemas) == 1
     for name in S.TEMPORAL_SUITES:
-        assert m["configs"][name]["rows"] == 6 and m["configs"][name]["shards"] == 2
-        assert m["zarr"][name]["files"]  # every zarr file checksummed
+        assert m["configs"][name]["rows"] == 6 and m["configs"][name]["shards"] == 1
+        # every file of every Zarr store is checksummed in the manifest
+        zfiles = {p.relative_to(built).as_posix() for p in (built / f"zarr/{name}.zarr").rglob("*")}
+        listed = {f["path"] for f in m["files"] if f.get("store") == f"zarr/{name}.zarr"}
+        assert listed and listed == {z for z in zfiles if (built / z).is_file()}
     card = (built / "README.md").read_text()
     assert "config_name: dot-generic" in card and "data/dot-observed/*.parquet" in card
 
@@ -67,20 +71,20 @@ def test_load_with_datasets(built, monkeypatch):
     assert ds2[0]["times"] is not None and len(ds2[0]["times"]) == ds2[0]["T"]
 
 
-def test_determinism_workers_and_repeat(tmp_path):
-    """Real mini scale (spawned workers see the registered suites, not a test patch)."""
-    a = build_temporal(
-        ["dot-generic", "dot-identifiability"], "mini", tmp_path / "a", workers=1, quiet=True
-    )
-    b = build_temporal(
-        ["dot-generic", "dot-identifiability"], "mini", tmp_path / "b", workers=2, quiet=True
-    )
+@pytest.mark.parametrize("suite", sorted(S.TEMPORAL_SUITES))
+def test_determinism_workers_and_repeat(tmp_path, suite):
+    """Real mini scale of every dot-* suite: 1 and 2 workers give the same bytes (Parquet and
+    Zarr); a corrupted shard is rebuilt on rerun."""
+    a = build(suite, scale="mini", out=tmp_path / "a", workers=1, quiet=True)
+    b = build(suite, scale="mini", out=tmp_path / "b", workers=2, quiet=True)
     fa, fb = _files(a), _files(b)
     assert fa == fb
+    m = json.loads((a / "manifest.json").read_text())
+    assert m["version"] == "1.0.0" and m["configs"][suite]["shards"] % 8 == 0
     # resume: a rerun reuses the shards (same bytes), a corrupted shard is rebuilt
-    shard = a / "data/dot-generic/test-00000.parquet"
+    shard = next(a / f["path"] for f in m["files"] if "config" in f)
     shard.write_bytes(b"corrupt")
-    build_temporal(["dot-generic", "dot-identifiability"], "mini", a, workers=1, quiet=True)
+    build(suite, scale="mini", out=a, workers=1, quiet=True)
     assert _files(a) == fb
 
 
@@ -291,3 +295,37 @@ def test_info_summarises_a_temporal_release(built, capsys):
     m = json.loads((built / "manifest.json").read_text())
     for config, c in m["configs"].items():
         assert config[:12] in text and str(c["rows"]) in text
+
+
+def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, capsys):
+    """The acceptance chain of issue 9 for a mini dot-generic release, through the CLI."""
+    from causalarena.cli import main
+
+    out = tmp_path / "dot"
+    assert main(["build", "dot-generic", "--scale", "mini", "--out", str(out), "--quiet"]) == 0
+    for name in ("README.md", "croissant.json", "CITATION.cff", ".zenodo.json"):
+        assert (out / name).is_file(), name
+        assert str(tmp_path) not in (out / name).read_text()  # no local filesystem path
+    assert str(tmp_path) not in (out / "manifest.json").read_text()
+    assert main(["release", "validate", str(out)]) == 0
+    assert main(["release", "freeze", str(out), "--version", "1.0.0"]) == 0
+    assert main(["verify", str(out), "--rebuild"]) == 0
+    assert main(["verify", str(out), "--metadata"]) == 0
+    capsys.readouterr()
+    rc = main(
+        ["publish", str(out), "--version", "1.0.0", "--repo-id", "org/dot", "--zenodo", "--dry-run"]
+    )
+    assert rc == 0
+    plan = capsys.readouterr().out
+    assert (
+        "zarr/dot-generic.zarr/zarr.json" in plan
+        and "data/dot-generic/test-00000-of-00008.parquet" in plan
+    )
+    # a changed Zarr chunk is caught by plain verify (the store is in the manifest)
+    chunk = next(
+        p
+        for p in sorted((out / "zarr/dot-generic.zarr/x_obs").rglob("*"))
+        if p.is_file() and p.name != "zarr.json"
+    )
+    chunk.write_bytes(chunk.read_bytes()[:-1] + bytes([chunk.read_bytes()[-1] ^ 1]))
+    assert main(["verify", str(out)]) == 1

@@ -130,23 +130,13 @@ def _dispatch(args: argparse.Namespace) -> int:
                 print(f"built {name}: {info}")
             for name, why in sorted(res["unavailable"].items()):
                 print(f"unavailable {name}: {why}", file=sys.stderr)
-        elif args.cmd == "build" and (args.suite.startswith("dot-") or args.suite == "dot"):
-            from causalarena.release.build_temporal import build_temporal
-
-            out = build_temporal(
-                "all" if args.suite == "dot" else args.suite,
-                args.scale,
-                args.out,
-                args.workers,
-                args.quiet,
-            )
-            print(f"built {args.suite} ({args.scale}) into {out}", file=sys.stderr)
         elif args.cmd == "build":
             from causalarena.release.engine import build
             from causalarena.summary import print_summary
 
+            suite = "dot-all" if args.suite == "dot" else args.suite
             out = build(
-                args.suite, scale=args.scale, out=args.out, workers=args.workers, quiet=args.quiet
+                suite, scale=args.scale, out=args.out, workers=args.workers, quiet=args.quiet
             )
             print(f"built {args.suite} ({args.scale}) into {out}", file=sys.stderr)
             if not args.quiet:

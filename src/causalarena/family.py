@@ -50,7 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Modules that define a module-level ``FAMILY``; imported on first lookup.
-FAMILY_MODULES: tuple[str, ...] = ("causalarena.generator.synthetic.family",)
+FAMILY_MODULES: tuple[str, ...] = (
+    "causalarena.generator.synthetic.family",
+    "causalarena.generator.temporal.family",
+)
 
 
 @dataclass(frozen=True)

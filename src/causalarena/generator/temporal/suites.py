@@ -183,7 +183,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
     for s in (
         TemporalSuite(
             "dot-generic",
-            "1.0",
+            "1.0.0",
             20260801,
             "generic",
             _scales(100, 100_000),
@@ -191,7 +191,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-identifiability",
-            "1.0",
+            "1.0.0",
             20260802,
             "structures",
             _scales(90, 9_000),
@@ -201,7 +201,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-regimeswitch",
-            "1.0",
+            "1.0.0",
             20260803,
             "generic",
             _scales(100, 10_000),
@@ -210,7 +210,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-continuous",
-            "1.0",
+            "1.0.0",
             20260804,
             "continuous",
             _scales(60, 5_000),
@@ -219,7 +219,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-continuous-irregular",
-            "1.0",
+            "1.0.0",
             20260805,
             "continuous",
             _scales(60, 5_000),
@@ -228,7 +228,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-seasonal-trend",
-            "1.0",
+            "1.0.0",
             20260806,
             "structures",
             _scales(80, 8_000),
@@ -238,7 +238,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-wide",
-            "1.0",
+            "1.0.0",
             20260807,
             "generic",
             _scales(50, 2_000),
@@ -248,7 +248,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
         ),
         TemporalSuite(
             "dot-observed",
-            "1.0",
+            "1.0.0",
             20260808,
             "generic",
             _scales(100, 10_000),

@@ -1,0 +1,147 @@
+"""The temporal ``dot-*`` suites as a release family (see :mod:`causalarena.family`).
+
+Suites: every ``dot-*`` suite of :data:`~causalarena.generator.temporal.suites.TEMPORAL_SUITES`
+(one config each, named after the suite) and ``dot-all`` (all of them in one folder).  One work
+unit per block of public pool indices (``<suite>-KKKKK``, the suite's ``shard_size`` episodes
+at the scale); a unit generates its episodes (:func:`generate_suite_episodes`) and returns them
+as one Arrow table with :data:`EPISODE_SCHEMA`.  The Zarr store of each config
+(``zarr/<config>.zarr``) is filled from the finished shards by
+:func:`~causalarena.generator.temporal.storage.write_zarr` through the engine's ``arrays``
+hook.  Versions are ``X.Y.Z``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from causalarena.family import CardText, Config, Family, SuiteInfo, Unit, UnitResult
+from causalarena.generator.temporal import suites as S
+from causalarena.generator.temporal.storage import EPISODE_SCHEMA, PARQUET_OPTIONS
+
+ALL = "dot-all"
+SCALES = ("mini", "full")
+
+
+def members(suite: str) -> list[S.TemporalSuite]:
+    """The temporal suites a build of ``suite`` writes (all of them for ``dot-all``)."""
+    if suite == ALL:
+        return list(S.TEMPORAL_SUITES.values())
+    return [S.get_temporal_suite(suite)]
+
+
+def _version(suite: str) -> str:
+    versions = sorted({s.version for s in members(suite)})
+    return versions[0] if len(versions) == 1 else "+".join(versions)
+
+
+def configs(suite: str) -> list[Config]:
+    """One config per member suite, all with :data:`EPISODE_SCHEMA`."""
+    return [Config(s.config, EPISODE_SCHEMA, s.description) for s in members(suite)]
+
+
+def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    """One unit per block of ``shard_size`` public indices of each member suite."""
+    seed = None if suite == ALL else S.get_temporal_suite(suite).seed
+    out = []
+    for s in members(suite):
+        s.get_scale(scale)
+        for k in range(len(s.shards(scale))):
+            out.append(
+                Unit(
+                    suite,
+                    _version(suite),
+                    seed,
+                    scale,
+                    f"{s.name}-{k:05d}",
+                    {"suite": s.name, "shard": k},
+                )
+            )
+    return out
+
+
+def run_unit(unit: Unit) -> UnitResult:
+    """Generate the unit's episodes and return them as one table of its suite's config."""
+    from causalarena.generator.temporal.storage import episodes_to_arrow
+
+    s = S.get_temporal_suite(str(unit.params["suite"]))
+    idx = s.shards(unit.scale)[int(unit.params["shard"])]
+    eps = S.generate_suite_episodes(s, idx)
+    return UnitResult(
+        tables={s.config: episodes_to_arrow(eps)},
+        audit=[{"index": e.index, "attempts": e.attempt + 1} for e in eps],
+    )
+
+
+def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
+    """Definition of every member suite recorded in the manifest."""
+    return {
+        "definition": {
+            s.name: {
+                "version": s.version,
+                "seed": s.seed,
+                "episodes": s.get_scale(scale),
+                "pool": s.pool_size,
+                "T": s.T,
+                "generator": s.family,
+                "options": {
+                    k: list(v) if isinstance(v, tuple) else v for k, v in s.options.items()
+                },
+                "shard_size": s.shard_size[scale],
+            }
+            for s in members(suite)
+        },
+    }
+
+
+def arrays(suite: str, config: str, shard_paths: list, store_path: Any) -> None:
+    """Fill the config's Zarr store at ``store_path`` from its finished Parquet shards."""
+    from causalarena.generator.temporal.storage import write_zarr
+
+    write_zarr(store_path, list(shard_paths))
+
+
+def text(suite: str) -> CardText:
+    """Card and Croissant prose of a temporal release."""
+    return CardText(
+        pretty_name=f"CausalArena {suite}",
+        summary=(
+            "Paired factual / intervened multivariate trajectories from random temporal "
+            "structural causal models, with the intervention, the query (a graph descendant "
+            "of the intervened variable at fixed offsets after onset) and the exact target "
+            "y_true. Both arms share their exogenous noise (counterfactual pairs). The same "
+            "trajectories are in zarr/<config>.zarr for xarray.open_zarr."
+        ),
+        tags=("benchmark", "time-series", "counterfactual", "interventional-data"),
+        task_categories=("other",),
+        intended_uses=(
+            "Benchmarking interventional and counterfactual effect estimation on time series "
+            "with exact targets, sliced by identification structure.",
+            "Benchmarking temporal graph recovery (instantaneous and lagged edges).",
+        ),
+        out_of_scope_uses=("Claims about real-world systems: every episode is simulated.",),
+        overlap_guidance=(
+            "Half of each suite's index pool is reserved and not released; disclose any use "
+            "of the public episodes or the generator in pretraining.",
+        ),
+        limitations=(
+            "Simulated temporal SCMs with the mechanism families of the generator only.",
+            "Reference graphs show edges among released variables; edges through hidden "
+            "variables are not shown.",
+        ),
+    )
+
+
+FAMILY = Family(
+    name="temporal",
+    suites={
+        **{n: SuiteInfo(n, s.version, s.seed, SCALES) for n, s in S.TEMPORAL_SUITES.items()},
+        ALL: SuiteInfo(ALL, _version(ALL), None, SCALES),
+    },
+    configs=configs,
+    units=units,
+    run_unit=run_unit,
+    header=header,
+    text=text,
+    arrays=arrays,
+    parquet_options=PARQUET_OPTIONS,
+)
