@@ -86,10 +86,26 @@ def _petshop_expected(scenario: str) -> dict[str, int]:
     return {"d": len(g) - 1, "edges": edges, "n_obs": n_obs, "n_int": n_int, "targets": len(roots)}
 
 
+def build_real(out, data, *, quiet=True, **options):
+    """Build arena-real through the engine; return the built/unavailable summary."""
+    from causalarena.release.engine import build
+    from causalarena.release.manifest import read_manifest
+
+    m = read_manifest(
+        build("arena-real", scale="full", out=out, quiet=quiet, real_data_dir=data, **options)
+    )
+    return {"built": m["datasets"], "unavailable": m["unavailable"]}
+
+
+def _row(out, config, dataset):
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "data" / config).to_pylist()
+    return next(r for r in rows if r["scm_id"] == f"real-{dataset}")
+
+
 @pytest.fixture(scope="module")
 def real_release(tmp_path_factory):
-    from causalarena.release.build_real import build_real
-
     out = tmp_path_factory.mktemp("real") / "release"
     summary = build_real(out, REAL, quiet=True)
     return out, summary
@@ -169,7 +185,7 @@ def test_build_reproduces_counts(real_release):
 def test_shards_schema_manifest_and_metadata(real_release):
     import pyarrow.parquet as pq
 
-    from causalarena.release.build_real import REAL_ROW_SCHEMA
+    from causalarena.generator.real.family import REAL_ROW_SCHEMA
     from causalarena.release.manifest import read_manifest
     from causalarena.release.verify import verify
 
@@ -179,8 +195,9 @@ def test_shards_schema_manifest_and_metadata(real_release):
         assert shards
         for s in shards:
             assert pq.read_schema(s).remove_metadata().equals(REAL_ROW_SCHEMA)
-    assert len(list((out / "data/real-obs").glob("*.parquet"))) == 9
-    assert len(list((out / "data/real-obsint").glob("*.parquet"))) == 3
+    # 9 real-obs rows -> 8 shards (a multiple of 8), 3 real-obsint rows -> 1 shard
+    assert len(list((out / "data/real-obs").glob("*.parquet"))) == 8
+    assert len(list((out / "data/real-obsint").glob("*.parquet"))) == 1
     m = read_manifest(out)
     assert (m["suite"], m["version"], m["scale"], m["family"]) == (
         "arena-real",
@@ -189,10 +206,14 @@ def test_shards_schema_manifest_and_metadata(real_release):
         "real",
     )
     assert "not independently verified" in m["reference_caveat"]
-    assert all("redistributable" in f and "dataset" in f for f in m["files"])
+    assert all("redistributable" in d and "licence" in d for d in m["datasets"].values())
+    assert m["configs"]["real-obs"]["rows"] == 9 and m["configs"]["real-obsint"]["rows"] == 3
     assert set(m["unavailable"]) == set(summary["unavailable"])
     assert verify(out) == []
-    row = pq.read_table(out / "data/real-obsint/test-sachs.parquet").to_pylist()[0]
+    for name in ("manifest.json", "README.md", "CITATION.cff", ".zenodo.json"):
+        text = (out / name).read_text()
+        assert str(REAL) not in text and str(out.parent) not in text  # no local paths
+    row = _row(out, "real-obsint", "sachs")
     spec = json.loads(row["spec"])
     assert spec["family"] == "real" and spec["executable"] is False
     alts = json.loads(row["alternative_references"])
@@ -206,7 +227,7 @@ def test_shards_schema_manifest_and_metadata(real_release):
         and mask[row["n_obs"] :].sum(axis=1).tolist() == [1] * row["n_int"]
     )
     assert X.shape == (row["n_obs"] + row["n_int"], 11)
-    obs = pq.read_table(out / "data/real-obs/test-petshop-high-traffic.parquet").to_pylist()[0]
+    obs = _row(out, "real-obs", "petshop-high-traffic")
     assert obs["n_int"] == 0 and obs["constant_columns"]  # nodes without metrics are constant
     assert set(obs["constant_columns"]) <= set(obs["variables"])
 
@@ -243,22 +264,22 @@ def test_runner_random_regress(real_release, tmp_path):
 # ------------------------------------------------------------------------ corrupt / missing
 @needs_data
 def test_damaged_file_names_file_and_checksum(tmp_path):
-    from causalarena.release.build_real import build_real
-
     data = tmp_path / "real"
     shutil.copytree(REAL / "cdcsg", data / "cdcsg")
     p = data / "cdcsg/dwd.txt"
     p.write_bytes(p.read_bytes()[:-10] + b"9999999999")
     expected = REGISTRY["cdcsg-dwd"].file("cdcsg/dwd.txt").sha256
     with pytest.raises(SourceChecksumError) as ei:
-        build_real(tmp_path / "out", data, quiet=True, datasets=["cdcsg-dwd"])
+        build_real(tmp_path / "out", data, quiet=True, datasets=["cdcsg-dwd", "cdcsg-ozone"])
     assert str(p) in str(ei.value) and expected in str(ei.value)
+    # every source is verified before anything is written: no shard, part or manifest
+    out = tmp_path / "out"
+    assert not (out / "data").exists() and not (out / "manifest.json").exists()
+    assert not (out / ".build" / "parts").exists()
 
 
 @needs_data
 def test_missing_file_reported_unavailable(tmp_path):
-    from causalarena.release.build_real import build_real
-
     data = tmp_path / "real"
     shutil.copytree(REAL / "cdcsg", data / "cdcsg")
     (data / "cdcsg/ozone_gt.txt").unlink()
@@ -566,3 +587,23 @@ def test_info_summarises_a_real_release(real_release, capsys):
     for name, d in summary["built"].items():
         assert name in text and d["licence"] in text
     assert "not verified truth" in text
+
+
+@needs_data
+def test_real_bytes_do_not_depend_on_worker_count(real_release, tmp_path):
+    from causalarena.release.engine import build
+    from causalarena.release.io import sha256_file
+
+    out, _ = real_release
+    other = build(
+        "arena-real", scale="full", out=tmp_path / "w2", workers=2, quiet=True, real_data_dir=REAL
+    )
+
+    def shas(folder):
+        return {
+            p.relative_to(folder).as_posix(): sha256_file(p)
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".build" not in p.parts
+        }
+
+    assert shas(other) == shas(out)

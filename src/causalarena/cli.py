@@ -121,14 +121,21 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     try:
         if args.cmd == "build" and args.suite in ("real", "arena-real"):
-            from causalarena.release.build_real import build_real
+            from causalarena.release.engine import build
+            from causalarena.release.manifest import read_manifest
 
-            res = build_real(
-                args.out, args.real_data_dir, quiet=args.quiet, download=not args.no_download
+            out = build(
+                "arena-real",
+                scale="full",
+                out=args.out,
+                quiet=args.quiet,
+                real_data_dir=args.real_data_dir,
+                download=not args.no_download,
             )
-            for name, info in sorted(res["built"].items()):
+            m = read_manifest(out)
+            for name, info in sorted(m["datasets"].items()):
                 print(f"built {name}: {info}")
-            for name, why in sorted(res["unavailable"].items()):
+            for name, why in sorted(m["unavailable"].items()):
                 print(f"unavailable {name}: {why}", file=sys.stderr)
         elif args.cmd == "build":
             from causalarena.release.engine import build

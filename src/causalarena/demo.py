@@ -129,10 +129,20 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
             "`causalarena build real --out release-real` to download them"
         )
         return summary
-    from causalarena.release.build_real import build_real
+    from causalarena.release.engine import build
+    from causalarena.release.manifest import read_manifest
 
-    res = build_real("release-real", real, quiet=True, download=False)
-    for name, info in sorted(res["built"].items()):
+    res = read_manifest(
+        build(
+            "arena-real",
+            scale="full",
+            out="release-real",
+            quiet=True,
+            real_data_dir=real,
+            download=False,
+        )
+    )
+    for name, info in sorted(res["datasets"].items()):
         console.print(
             f"  {name}: {info['rows']} rows, {info['columns']} variables, "
             f"{info['edges']} reference edges, {info['interventions']} interventional rows"

@@ -53,6 +53,7 @@ from typing import Any
 FAMILY_MODULES: tuple[str, ...] = (
     "causalarena.generator.synthetic.family",
     "causalarena.generator.temporal.family",
+    "causalarena.generator.real.family",
 )
 
 

@@ -571,7 +571,7 @@ def render_real_card(meta: ReleaseMetadata) -> str:
                 f"{k if k is not None else ''} rows with Horsepower = 0 (UCI's missing value "
                 f"'?', stored as 0 by CD-CSG) were removed"
                 + (f" ({n_file} → {mpg.rows} rows)" if n_file is not None else "")
-                + '. Build with `build_real(..., autompg_missing="keep")` to keep them.',
+                + '. Build with `causalarena.build("arena-real", autompg_missing="keep")` to keep them.',
             ]
         else:
             L += [
@@ -823,7 +823,7 @@ def _validate_real_body(body: str, manifest: dict[str, Any]) -> list[str]:
         problems.append("README.md: does not state the manifest's reference_caveat")
     if "all data are synthetic" in body.lower():
         problems.append("README.md: a real-data card must not say the data are synthetic")
-    built = {f.get("dataset"): f.get("licence") for f in manifest["files"]}
+    built = {n: d.get("licence") for n, d in (manifest.get("datasets") or {}).items()}
     for name, licence in sorted(built.items(), key=lambda kv: str(kv[0])):
         if not any(
             line.startswith(f"| `{name}` |") and f"| {licence} |" in line

@@ -6,7 +6,7 @@
 from.  :func:`collect_metadata` fills it from ``manifest.json`` and from the written Parquet
 shards: the coverage tables (graph family x d, mechanism / noise / root shares, audit rates)
 are counted from the factor columns read with pyarrow, never typed in.  A real-data release
-(``manifest["family"] == "real"``, :mod:`causalarena.release.build_real`) has no coverage or
+(``manifest["family"] == "real"``, :mod:`causalarena.generator.real.family`) has no coverage or
 audit tables; its :class:`RealInfo` (reference caveat, per-dataset counts, licences,
 citations, constant columns, unavailable datasets, repair options) is read from the shards'
 real-data columns and the manifest by :func:`collect_real_info`.
@@ -659,7 +659,7 @@ def _collect_real_metadata(
         suite=manifest["suite"],
         version=manifest["version"],
         scale=manifest["scale"],
-        seed=int(manifest.get("seed", 0)),
+        seed=int(manifest.get("seed") or 0),
         generator_rev=manifest.get("generator_rev", "none"),
         package_version=str(env.get("causalarena", "unknown")),
         pretty_name=f"CausalArena {manifest['suite']}",
@@ -979,7 +979,7 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
         suite=manifest["suite"],
         version=manifest["version"],
         scale=manifest["scale"],
-        seed=int(manifest.get("seed", 0)),
+        seed=int(manifest.get("seed") or 0),
         generator_rev=manifest.get("generator_rev", "unknown"),
         package_version=str(env.get("causalarena", "unknown")),
         pretty_name=f"CausalArena {manifest['suite']}",
