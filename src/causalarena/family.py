@@ -54,6 +54,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "causalarena.generator.synthetic.family",
     "causalarena.generator.temporal.family",
     "causalarena.generator.real.family",
+    "causalarena.generator.semantic.family",
+    "causalarena.generator.formula.family",
 )
 
 

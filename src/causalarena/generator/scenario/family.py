@@ -1,0 +1,319 @@
+"""The semantic and formula pools as release families (``arena-semantic``, ``arena-formula``).
+
+Each shipped scenario file (:mod:`.pool`) is one SCM.  The pool of a family is split 50/50
+into a public and a reserved half by a permutation seeded by the suite (paper section 4:
+"the public package releases half of each family"); builds write the public half only.  One
+work unit per public scenario: it runs the release gate (:mod:`.gate`) and refuses to write a
+scenario with a blocking finding, then samples the ``obs`` split (1,000 rows) and the
+``obsint`` split (800 + 200 rows) per replicate (mini: 1, full: 5).  ``prepare`` runs the
+pool-level anti-template rules over the whole pool of the family and refuses the build on a
+blocking finding.
+
+Rows use the synthetic row schema plus ``domain``, ``scenario``, ``variable_meanings``,
+``units``, ``edge_rationales`` (``"parent -> child: rationale"``) and, for formula configs,
+``equations`` (``"child = expression"``; the relation as written is in the spec metadata).
+
+Note: authored scenario files ship in the package, so the reserved half is held out of the
+published *data* only; a secret reserved pool needs its files kept outside the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from causalarena.errors import AuditError
+from causalarena.family import CardText, Config, Family, SuiteInfo, Unit, UnitResult
+from causalarena.generator.rows import ROW_SCHEMA, _nested
+
+GENERATOR_REV = 1
+
+
+def suite_key(name: str) -> int:
+    """Stable 32-bit key of a suite name (CRC-32), used in every seed spawn key."""
+    return zlib.crc32(name.encode())
+
+
+SETTINGS = ("obs", "obsint")
+N_OBS, N_OBSINT = 1000, (800, 200)
+REPLICATES = {"mini": 1, "full": 5}
+SUITE_SEEDS = {"semantic": 20260211, "formula": 20260212}
+VERSION = "0.1.0"
+
+
+def row_schema(kind: str) -> pa.Schema:
+    """The synthetic row schema plus the scenario columns (``equations`` for formula)."""
+    extra = [
+        ("domain", pa.string()),
+        ("scenario", pa.string()),
+        ("variable_meanings", pa.list_(pa.string())),
+        ("units", pa.list_(pa.string())),
+        ("edge_rationales", pa.list_(pa.string())),
+    ]
+    if kind == "formula":
+        extra.append(("equations", pa.list_(pa.string())))
+    return pa.schema(list(ROW_SCHEMA) + [pa.field(n, t) for n, t in extra])
+
+
+def _kind(suite: str) -> str:
+    kind = suite.removeprefix("arena-")
+    if kind not in SUITE_SEEDS:
+        raise ValueError(f"unknown scenario suite {suite!r}; known: arena-semantic, arena-formula")
+    return kind
+
+
+def pool(kind: str) -> list[str]:
+    """Package-relative names (``<domain>/<id>``) of the family's scenario files, sorted."""
+    from causalarena.generator.scenario.pool import scenario_files
+
+    return [f"{f.parent.name}/{f.stem}" for f in scenario_files(kind)]
+
+
+def _path(kind: str, name: str):
+    from causalarena.generator.scenario.pool import scenario_root
+
+    return scenario_root(kind) / f"{name}.yaml"
+
+
+def public_names(suite: str) -> list[str]:
+    """The public half of the pool (ceil(n/2) scenarios), in release order."""
+    kind = _kind(suite)
+    names = pool(kind)
+    rng = np.random.default_rng(
+        np.random.SeedSequence(SUITE_SEEDS[kind], spawn_key=(suite_key(suite), GENERATOR_REV, 7))
+    )
+    order = rng.permutation(len(names))
+    return [names[i] for i in sorted(order[: -(-len(names) // 2)])]
+
+
+def data_seed(suite: str, index: int, setting: str, replicate: int) -> np.random.SeedSequence:
+    """Seed of one dataset, keyed by suite, generator revision, scenario, setting, replicate."""
+    kind = _kind(suite)
+    return np.random.SeedSequence(
+        SUITE_SEEDS[kind],
+        spawn_key=(suite_key(suite), GENERATOR_REV, index, SETTINGS.index(setting), replicate),
+    )
+
+
+def configs(suite: str) -> list[Config]:
+    kind = _kind(suite)
+    schema = row_schema(kind)
+    return [
+        Config(f"{kind}-obs", schema, f"{N_OBS} observational rows per instance"),
+        Config(
+            f"{kind}-obsint",
+            schema,
+            f"{N_OBSINT[0]} observational + {N_OBSINT[1]} interventional rows",
+        ),
+    ]
+
+
+def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    kind = _kind(suite)
+    names = pool(kind)
+    return [
+        Unit(
+            suite,
+            VERSION,
+            SUITE_SEEDS[kind],
+            scale,
+            name.replace("/", "."),
+            {"name": name, "index": names.index(name)},
+        )
+        for name in public_names(suite)
+    ]
+
+
+def _rows(suite: str, kind: str, sc, spec, index: int, replicates: int) -> dict[str, dict]:
+    from causalarena.generator.sample import sample
+    from causalarena.generator.scenario.compile import tag_of
+    from causalarena.sortability import r2_sortability, varsortability
+
+    A = spec.adjacency()
+    mech = sorted({tag_of(v) for v in sc.variables if v.mechanism is not None})
+    noise = sorted({v.noise.family for v in sc.variables if v.mechanism is not None})
+    roots = sorted({v.distribution.family for v in sc.variables if v.distribution is not None})
+    edges = [f"{p} -> {v.name}: {why}" for v in sc.variables for p, why in v.parents.items()]
+    eqs = [
+        spec.variables[j].metadata["explicit"]
+        for j in range(spec.d)
+        if "explicit" in spec.variables[j].metadata
+    ]
+    out: dict[str, dict[str, list]] = {}
+    schema = row_schema(kind)
+    for setting in SETTINGS:
+        cols: dict[str, list] = {n: [] for n in schema.names}
+        for rep in range(replicates):
+            n_obs, n_int = (N_OBS, 0) if setting == "obs" else N_OBSINT
+            t = sample(spec, n_obs, n_int, data_seed(suite, index, setting, rep))
+            obs = t.X[: t.n_obs]
+            values = {
+                "instance_id": f"{spec.scm_id}/{setting}/r{rep}",
+                "scm_id": spec.scm_id,
+                "scm_index": index,
+                "setting": setting,
+                "replicate": rep,
+                "family": kind,
+                "graph_family": kind,
+                "d": spec.d,
+                "n_edges": int(A.sum()),
+                "mechanism_tags": mech,
+                "noise_tags": noise,
+                "root_tags": roots,
+                "root_dependency": "independent",
+                "difficulty": "clean",
+                "n_obs": t.n_obs,
+                "n_int": t.n_int,
+                "variables": t.names,
+                "X": t.X,
+                "mask": t.mask,
+                "adjacency": A,
+                "intervention_targets": list(spec.intervention.targets),
+                "varsortability": varsortability(obs, A),
+                "r2_sortability": r2_sortability(obs, A),
+                "audit_attempts": 1,
+                "audit_reasons": [],
+                "spec": spec.to_json(),
+                "domain": sc.domain,
+                "scenario": sc.id,
+                "variable_meanings": [v.meaning for v in sc.variables],
+                "units": [v.unit for v in sc.variables],
+                "edge_rationales": edges,
+            }
+            if kind == "formula":
+                values["equations"] = eqs
+            for k, v in values.items():
+                cols[k].append(v)
+        out[f"{kind}-{setting}"] = cols
+    return out
+
+
+def _to_arrow(cols: dict[str, list], schema: pa.Schema) -> pa.Table:
+    arrays = []
+    for f in schema:
+        v = cols[f.name]
+        if f.name in ("X", "mask", "adjacency"):
+            arrays.append(_nested(v, f.type.value_type.value_type))
+        else:
+            arrays.append(pa.array(v, type=f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def run_unit(unit: Unit) -> UnitResult:
+    """Gate one public scenario, then sample its rows (pure function of the unit)."""
+    from causalarena.generator.scenario.compile import compile_scenario
+    from causalarena.generator.scenario.gate import check_scenario
+    from causalarena.generator.scenario.schema import load_scenario
+
+    kind = _kind(unit.suite)
+    name = unit.params["name"]
+    sc = load_scenario(_path(kind, name))
+    rep = check_scenario(sc, name)
+    if rep.blocking:
+        raise AuditError(
+            f"{unit.suite}: scenario {name} fails the release gate: "
+            + "; ".join(f"[{f.rule}] {f.variable or '-'}: {f.message}" for f in rep.blocking[:5])
+        )
+    spec = compile_scenario(sc)
+    per = _rows(unit.suite, kind, sc, spec, int(unit.params["index"]), REPLICATES[unit.scale])
+    schema = row_schema(kind)
+    return UnitResult(
+        tables={c: _to_arrow(cols, schema) for c, cols in per.items()},
+        audit=[{"scm_id": sc.id, "attempts": 1, "rejections": []}],
+    )
+
+
+def prepare(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
+    """Pool-level gate over the family's whole pool; raises on a blocking finding."""
+    from causalarena.generator.scenario.gate import check_file, check_pool
+
+    kind = _kind(suite)
+    reports, scenarios = [], []
+    for name in pool(kind):
+        rep, sc = check_file(_path(kind, name))
+        reports.append(rep)
+        if sc is not None and rep.graph is not None:
+            scenarios.append(sc)
+    bad = [f for f in check_pool(reports, scenarios) if f.blocking]
+    if bad:
+        raise AuditError(
+            f"{suite}: the pool fails the anti-template gate: "
+            + "; ".join(f"[{f.rule}] {f.scenario}: {f.message}" for f in bad[:5])
+        )
+    return {}
+
+
+def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
+    kind = _kind(suite)
+    names = pool(kind)
+    return {
+        "generator_rev": GENERATOR_REV,
+        "definition": {
+            "pool": {n: hashlib.sha256(_path(kind, n).read_bytes()).hexdigest() for n in names},
+            "public": public_names(suite),
+            "replicates": REPLICATES[scale],
+            "n_obs": N_OBS,
+            "n_obsint": list(N_OBSINT),
+        },
+    }
+
+
+def text(suite: str) -> CardText:
+    kind = _kind(suite)
+    if kind == "semantic":
+        summary = (
+            "Semantic operational SCMs: each instance is an authored scenario (a policy, a "
+            "queue, a sensor, a counted outcome) with variable meanings, units, edge rationales "
+            "and intervention handles, compiled to an executable SCM with its true DAG."
+        )
+    else:
+        summary = (
+            "Formula-grounded scientific SCMs: named equations with units and validity ranges "
+            "computed exactly, with noise only on instruments and readouts, compiled to an "
+            "executable SCM with its true DAG."
+        )
+    return CardText(
+        pretty_name=f"CausalArena {suite}",
+        summary=summary,
+        tags=(
+            "causal-discovery",
+            "structural-causal-models",
+            "benchmark",
+            "synthetic",
+            "tabular",
+            "interventional-data",
+        ),
+        limitations=(
+            "The scenarios are authored from domain knowledge; they are plausible, not "
+            "measured, causal systems.",
+            "Scenario files ship with the package, so the reserved half is held out of the "
+            "published data only.",
+        ),
+    )
+
+
+def make_family(kind: str) -> Family:
+    """The :class:`~causalarena.family.Family` of ``semantic`` or ``formula`` scenarios."""
+    suite = f"arena-{kind}"
+    return Family(
+        name=kind,
+        suites={suite: SuiteInfo(suite, VERSION, SUITE_SEEDS[kind], ("mini", "full"))},
+        configs=configs,
+        units=units,
+        run_unit=run_unit,
+        header=header,
+        text=text,
+        prepare=prepare,
+        code=(
+            "generator/scenario",
+            f"generator/{kind}",
+            "generator/sample.py",
+            "generator/rows.py",
+            "spec.py",
+        ),
+        parquet_options={"compression": "zstd", "compression_level": 3, "row_group_size": 64},
+    )
