@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("pred_dir")
     rp.add_argument("--out", required=True, help="report folder")
     rp.add_argument("--release", default=None, help="release folder (default: the one in run.json)")
+    from causalarena import cli_report
+
+    cli_report.add_report_options(rp)  # --priors, --reference-methods, --no-ood, --runtime, ...
+    cli_report.add_commands(sub)  # runtime
     sub.add_parser("methods", help="list baseline methods and whether they can run here")
     from causalarena.cli_release import add_commands
 
@@ -175,17 +178,13 @@ def _dispatch(args: argparse.Namespace) -> int:
             for m, counts in res["counts"].items():
                 print(f"{m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         elif args.cmd == "report":
-            from causalarena.eval.report import write_report
-            from causalarena.eval.score import release_of, score_predictions
+            from causalarena.cli_report import run_report
 
-            release = args.release or release_of(args.pred_dir)
-            scores = score_predictions(release, args.pred_dir)
-            paths = write_report(
-                scores, args.out, title=f"causalarena leaderboard ({Path(release).name})"
-            )
-            print(
-                f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}"
-            )
+            return run_report(args)
+        elif args.cmd == "runtime":
+            from causalarena.cli_report import run_runtime
+
+            return run_runtime(args)
         elif args.cmd == "methods":
             from causalarena.baselines.registry import all_method_infos, missing_methods
 

@@ -1,0 +1,149 @@
+"""CLI verbs of the report layer: ``causalarena report`` options and ``causalarena runtime``.
+
+Registered from :mod:`causalarena.cli` with two lines; the argument parsing of ``report`` and
+``runtime`` lives here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_report_options(rp: argparse.ArgumentParser) -> None:
+    """Options of ``causalarena report`` beyond the predictions folder, --out and --release."""
+    rp.add_argument(
+        "--priors",
+        default=None,
+        help="pretraining-priors JSON for the OOD score (default: the audited file shipped "
+        "with causalarena, see causalarena/eval/data/pretraining_priors.json)",
+    )
+    rp.add_argument(
+        "--reference-methods",
+        default=None,
+        help="comma-separated OOD reference group (default: the paper's, CDIS/GIES/IGSP/PC, "
+        "as far as they were run)",
+    )
+    rp.add_argument("--no-ood", action="store_true", help="skip the OOD score")
+    rp.add_argument(
+        "--no-edges", action="store_true", help="skip the edge-level mechanism/noise breakdown"
+    )
+    rp.add_argument(
+        "--runtime",
+        default=None,
+        help="runtime_k.csv from `causalarena runtime`, added as the T(k) section",
+    )
+    rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs")
+
+
+def add_commands(sub) -> None:
+    """Register ``causalarena runtime``."""
+    rt = sub.add_parser(
+        "runtime",
+        help="nested-k runtime harness: fit T(k) = T_fixed + k T_graph per method (Table 5)",
+    )
+    rt.add_argument("--release", required=True, help="release folder")
+    rt.add_argument("--config", default="synthetic-obs")
+    rt.add_argument("--methods", required=True, help="comma-separated method names")
+    rt.add_argument("--k", default="1,2,4,8", help="comma-separated sample sizes (default 1,2,4,8)")
+    rt.add_argument("--d", default="10", help="comma-separated dimensions (default 10)")
+    rt.add_argument("--timeout", type=float, default=600.0, help="seconds per harness point")
+    rt.add_argument("--out", default="runtime_k.csv", help="CSV of the harness points")
+    rt.add_argument("--seed", type=int, default=0)
+    rt.add_argument("--quiet", action="store_true")
+
+
+def _ints(text: str, option: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{option}: expected comma-separated integers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise ValueError(f"{option}: expected positive integers, got {text!r}")
+    return values
+
+
+def run_runtime(args: argparse.Namespace) -> int:
+    """``causalarena runtime``: write the harness points and print the fits."""
+    from causalarena.eval.analyses import runtime_k_fits
+    from causalarena.eval.timing import nested_k_runtime
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise ValueError("--methods: name at least one method")
+    points = nested_k_runtime(
+        args.release,
+        args.config,
+        methods,
+        ks=_ints(args.k, "--k"),
+        dims=_ints(args.d, "--d"),
+        seed=args.seed,
+        timeout=args.timeout,
+        quiet=args.quiet,
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    points.to_csv(out, index=False)
+    fits = runtime_k_fits(points)
+    print(f"{'method':20s} {'d':>5s} {'T_fixed (s)':>12s} {'T_graph (s)':>12s} {'R2':>6s}")
+    for r in fits.itertuples():
+        print(f"{r.method:20s} {r.d!s:>5s} {r.t_fixed_s:12.4g} {r.t_graph_s:12.4g} {r.r2:6.3f}")
+    bad = points[points["status"] != "ok"]
+    for r in bad.itertuples():
+        print(f"{r.method} d={r.d} k={r.k}: {r.status} {r.error or ''}".strip(), file=sys.stderr)
+    print(f"points written to {out}", file=sys.stderr)
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``causalarena report``: score, OOD with the audited priors, edges, T(k), write pages."""
+    import pandas as pd
+
+    from causalarena.eval.edges import edge_counts
+    from causalarena.eval.priors import coverage_table, load_priors
+    from causalarena.eval.report import write_report
+    from causalarena.eval.score import release_of, score_predictions
+
+    release = args.release or release_of(args.pred_dir)
+    scores = score_predictions(release, args.pred_dir)
+    present = set(scores["method"].dropna())
+    kwargs: dict = {"seed": args.seed}
+    if not args.no_ood:
+        priors = load_priors(args.priors)
+        refs = (
+            [m.strip() for m in args.reference_methods.split(",") if m.strip()]
+            if args.reference_methods
+            else list(priors.reference_methods)
+        )
+        refs_here = [r for r in refs if r in present]
+        audited = {m: c for m, c in priors.audited().items() if m in present}
+        kwargs["prior_coverage"] = coverage_table(priors).assign(priors_version=priors.version)
+        if audited and refs_here:
+            kwargs.update(priors=audited, reference_methods=refs_here)
+            missing = sorted(set(refs) - set(refs_here))
+            if missing:
+                print(
+                    f"OOD reference group without {missing} (not in the predictions)",
+                    file=sys.stderr,
+                )
+        else:
+            why = (
+                f"no predictions of a method with audited priors ({sorted(priors.audited())})"
+                if not audited
+                else f"no reference method ({', '.join(refs)}) in the predictions"
+            )
+            print(f"OOD score skipped: {why}", file=sys.stderr)
+    if not args.no_edges:
+        edges = edge_counts(release, args.pred_dir)
+        if not edges.empty:
+            kwargs["edges"] = edges
+    if args.runtime:
+        kwargs["runtime_points"] = pd.read_csv(args.runtime)
+    paths = write_report(
+        scores, args.out, title=f"causalarena leaderboard ({Path(release).name})", **kwargs
+    )
+    print(
+        f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}"
+    )
+    return 0

@@ -1,0 +1,136 @@
+"""Edge-level mechanism and noise breakdown of predictions (paper Tables 12-13).
+
+Each ordered pair ``(i, j)`` of an instance is assigned the tags of the child ``j`` in the
+instance's SCM specification: its mechanism tag (the family's tag, e.g. ``polynomial`` ->
+``polynomial_power``) and its noise family.  Root nodes have no mechanism and are tagged
+``(root)`` on both axes, so false edges into roots are counted, not dropped.  TP, FP and FN
+are counted per instance and tag (:func:`causalarena.eval.analyses.edge_tag_counts`); the
+report aggregates them into edge F1 per method, split and tag.
+
+CPDAG predictions are oriented with the instance's fixed seed exactly as the scorer does
+(:func:`causalarena.eval.metrics.orient_randomly`, paper B.2).  Only ``ok`` rows count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from causalarena.eval.analyses import edge_tag_counts
+from causalarena.eval.metrics import orient_randomly
+from causalarena.eval.runner import instance_seed
+
+__all__ = ["ROOT_TAG", "edge_counts", "node_tags"]
+
+#: Tag of a root node (no mechanism) on both axes.
+ROOT_TAG = "(root)"
+_COLUMNS = ["instance_id", "setting", "d", "adjacency", "spec"]
+
+
+def node_tags(spec: dict) -> dict[str, list[str]]:
+    """Per-node ``mechanism`` and ``noise`` tags of one SCM specification (JSON dict).
+
+    Parameters
+    ----------
+    spec : dict
+        A parsed ``spec`` column (``variables`` in column order).
+
+    Returns
+    -------
+    dict
+        ``{"mechanism": [tag per node], "noise": [tag per node]}``.
+    """
+    from causalarena.generator.mechanisms import MECHANISMS
+
+    mech, noise = [], []
+    for v in spec["variables"]:
+        m = v.get("mechanism")
+        if not m:
+            mech.append(ROOT_TAG)
+            noise.append(ROOT_TAG)
+            continue
+        fam = m["family"]
+        mech.append(MECHANISMS[fam].tag if fam in MECHANISMS else str(fam))
+        noise.append(str((v.get("noise") or {}).get("family", "none")))
+    return {"mechanism": mech, "noise": noise}
+
+
+def _truth(release: Path, config: str) -> dict[str, dict]:
+    folder = release / "data" / config
+    out = {}
+    for shard in sorted(folder.glob("*.parquet")):
+        for r in pq.read_table(shard, columns=_COLUMNS).to_pylist():
+            d = r["d"]
+            try:
+                tags = node_tags(json.loads(r["spec"]))
+            except (KeyError, TypeError, ValueError):
+                continue  # no executable spec (e.g. a real table): nothing to break down
+            if len(tags["mechanism"]) != d:
+                continue
+            out[r["instance_id"]] = {
+                "setting": r["setting"],
+                "A": np.asarray(r["adjacency"], dtype=np.int8).reshape(d, d),
+                "tags": tags,
+            }
+    return out
+
+
+def edge_counts(release: str | os.PathLike, pred_dir: str | os.PathLike) -> pd.DataFrame:
+    """TP/FP/FN per method, instance, axis and child tag for every ``ok`` prediction.
+
+    Parameters
+    ----------
+    release : path
+        Release folder (truth adjacency and ``spec`` per instance).
+    pred_dir : path
+        Predictions folder (``<config>/<method>.parquet``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``config``, ``setting``, ``instance_id``, ``axis``
+        (``mechanism`` / ``noise``), ``category``, ``tp``, ``fp``, ``fn``.  Empty when no
+        prediction has an instance with a specification.
+    """
+    release, pred_dir = Path(release), Path(pred_dir)
+    rows = []
+    for cdir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+        files = sorted(cdir.glob("*.parquet"))
+        if not files or not (release / "data" / cdir.name).is_dir():
+            continue
+        truth = _truth(release, cdir.name)
+        if not truth:
+            continue
+        for f in files:
+            cols = ["instance_id", "method", "status", "graph_type", "adjacency"]
+            for p in pq.read_table(f, columns=cols).to_pylist():
+                t = truth.get(p["instance_id"])
+                if t is None or p["status"] != "ok" or p["adjacency"] is None:
+                    continue
+                A = np.asarray(p["adjacency"], dtype=np.int8)
+                if A.shape != t["A"].shape:
+                    continue
+                if (p["graph_type"] or "dag") != "dag" or np.any(A & A.T):
+                    A = orient_randomly(A, seed=instance_seed(p["instance_id"]))
+                for axis, tags in t["tags"].items():
+                    for cat, (tp, fp, fn) in edge_tag_counts(t["A"], A, tags).items():
+                        rows.append(
+                            {
+                                "method": p["method"],
+                                "config": cdir.name,
+                                "setting": t["setting"],
+                                "instance_id": p["instance_id"],
+                                "axis": axis,
+                                "category": cat,
+                                "tp": tp,
+                                "fp": fp,
+                                "fn": fn,
+                            }
+                        )
+    cols = ["method", "config", "setting", "instance_id", "axis", "category", "tp", "fp", "fn"]
+    return pd.DataFrame(rows, columns=cols)
