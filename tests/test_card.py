@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from causalarena.release.card import read_front_matter, render_card, validate_card
 from causalarena.release.metadata import ReleaseMetadata, collect_metadata
+from causalarena.schema import VIEW_RE
 
 
 @pytest.fixture(scope="module")
@@ -40,16 +41,63 @@ def test_card_validates_and_has_front_matter(rel):
     fm = read_front_matter(rel / "README.md")
     assert fm["license"] == "cc-by-4.0"
     assert fm["size_categories"] == ["n<1K"]
-    assert {c["config_name"] for c in fm["configs"]} == {"synthetic-obs", "synthetic-obsint"}
-    for c in fm["configs"]:
+    main = [c for c in fm["configs"] if not VIEW_RE.match(c["config_name"])]
+    views = [c for c in fm["configs"] if VIEW_RE.match(c["config_name"])]
+    assert [c["config_name"] for c in main] == ["synthetic-obs", "synthetic-obsint"]
+    assert [c.get("default") for c in fm["configs"]] == [True] + [None] * 11  # one default
+    for c in main:
         assert c["data_files"] == [{"split": "test", "path": f"data/{c['config_name']}/*.parquet"}]
+    # one view per (config, d), listing exactly that config's shards of that d
+    assert sorted(c["config_name"] for c in views) == sorted(
+        f"{c}-d{d:03d}"
+        for c in ("synthetic-obs", "synthetic-obsint")
+        for d in (10, 20, 30, 50, 100)
+    )
+    for v in views:
+        m = VIEW_RE.match(v["config_name"])
+        paths = v["data_files"][0]["path"]
+        assert len(paths) == 10 and all(
+            p.startswith(f"data/{m['config']}/") and p.endswith(f"-d{m['d']}.parquet")
+            for p in paths
+        )
     for info in fm["dataset_info"]:
-        assert info["splits"][0]["num_examples"] == 50
+        assert info["splits"][0]["num_examples"] == (
+            10 if VIEW_RE.match(info["config_name"]) else 50
+        )
         x = next(f for f in info["features"] if f["name"] == "X")
-        assert x == {"name": "X", "list": {"list": "float32"}}
+        adj = next(f for f in info["features"] if f["name"] == "adjacency")
+        m = VIEW_RE.match(info["config_name"])
+        if m:
+            d = int(m["d"])
+            assert x == {
+                "name": "X",
+                "dtype": {"array2_d": {"shape": [None, d], "dtype": "float32"}},
+            }
+            assert adj["dtype"]["array2_d"] == {"shape": [d, d], "dtype": "int8"}
+        else:
+            assert x == {"name": "X", "list": {"list": "float32"}}
     text = (rel / "README.md").read_text()
     assert "`A[i, j] = 1` iff edge `i → j` (row = parent, column = child)" in text
     assert "DOI: pending" in text
+    usage = text[text.index("is the default config") :]
+    assert usage.index("datasets.load_dataset(") < usage.index("ca.load(")  # plain datasets first
+
+
+def test_card_without_one_default_or_with_a_wrong_view_fails(broken):
+    out = broken
+    card = out / "README.md"
+    text = card.read_text()
+    card.write_text(text.replace("  default: true\n", "", 1))
+    assert any("default: true" in p for p in validate_card(out))
+    # a view that lists a shard of another d is caught
+    bad = text.replace(
+        "    - data/synthetic-obs/test-chain-d010.parquet\n",
+        "    - data/synthetic-obs/test-chain-d020.parquet\n",
+        1,
+    )
+    assert bad != text
+    card.write_text(bad)
+    assert any("synthetic-obs-d010" in p for p in validate_card(out))
 
 
 def test_card_is_rendered_from_the_metadata_model(rel):
@@ -84,6 +132,8 @@ def test_yaml_loads_with_datasets_and_declared_features(rel):
     fm = read_front_matter(rel / "README.md")
     for info in fm["dataset_info"]:
         config = info["config_name"]
+        if VIEW_RE.match(config):
+            continue  # the fixed-d views: tests/test_layout.py
         feats = datasets.Features._from_yaml_list(info["features"])
         assert isinstance(feats["X"], datasets.List) and isinstance(
             feats["X"].feature, datasets.List

@@ -43,7 +43,10 @@ def _edit(folder: Path, fn) -> None:
 def test_structure(rel):
     js = json.loads((rel / "croissant.json").read_text())
     manifest = json.loads((rel / "manifest.json").read_text())
-    assert "http://mlcommons.org/croissant/1.0" in js["conformsTo"]
+    assert js["conformsTo"] == [
+        "http://mlcommons.org/croissant/1.1",
+        "http://mlcommons.org/croissant/RAI/1.0",
+    ]
     assert js["rai:dataCollection"] and js["rai:dataLimitations"]
     objs = [d for d in js["distribution"] if d["@type"] == "cr:FileObject"]
     assert len(objs) == len(manifest["files"]) == 96
@@ -80,7 +83,10 @@ def test_validates_with_mlcroissant_cli(rel):
 
 
 def test_records_of_every_config_match_datasets(rel):
+    """Every mlcroissant record equals the datasets row field by field; the matrix columns
+    arrive as ndarrays of the stored dtype and shape (n_obs + n_int, d) / (d, d)."""
     import datasets
+    import numpy as np
 
     manifest = json.loads((rel / "manifest.json").read_text())
     for config, info in manifest["configs"].items():
@@ -92,8 +98,16 @@ def test_records_of_every_config_match_datasets(rel):
         assert set(got) == set(want)
         for iid, row in want.items():
             assert set(got[iid]) == set(row)
+            n, d = row["n_obs"] + row["n_int"], row["d"]
             for k, v in row.items():
-                assert got[iid][k] == v, (config, iid, k)
+                g = got[iid][k]
+                if k in ("X", "mask", "adjacency"):
+                    dtype = {"X": np.float32, "mask": np.bool_, "adjacency": np.int8}[k]
+                    shape = (d, d) if k == "adjacency" else (n, d)
+                    assert isinstance(g, np.ndarray) and g.dtype == dtype and g.shape == shape
+                    np.testing.assert_array_equal(g, np.asarray(v, dtype=dtype))
+                else:
+                    assert g == v, (config, iid, k)
 
 
 def test_fileset_that_loads_zero_records_is_caught(copy):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 #: Construction factors stored on every instance row, in column order; reports slice by them.
 SLICE_FACTORS: tuple[str, ...] = (
     "graph_family",
@@ -13,3 +15,62 @@ SLICE_FACTORS: tuple[str, ...] = (
     "root_dependency",
     "difficulty",
 )
+
+
+# ----------------------------------------------------------------------------- array columns
+#: The matrix columns of every instance table: element type and shape in terms of the row's
+#: own columns.  Stored row-major as Arrow ``list<list<type>>`` (one inner list per row of the
+#: matrix), the storage of ``datasets.Array2D``, so the same shards serve every view below.
+ARRAY_COLUMNS: dict[str, tuple[str, tuple[str, str]]] = {
+    "X": ("float32", ("n_obs + n_int", "d")),
+    "mask": ("bool", ("n_obs + n_int", "d")),
+    "adjacency": ("int8", ("d", "d")),
+}
+
+
+def array_shape_text(name: str) -> str:
+    """Shape of an array column in terms of the row's columns, e.g. ``"(n_obs + n_int, d)"``."""
+    return "(" + ", ".join(ARRAY_COLUMNS[name][1]) + ")"
+
+
+#: Names of fixed-d views: ``<config>-d<ddd>``.
+VIEW_RE = re.compile(r"^(?P<config>[a-z0-9][a-z0-9-]*)-d(?P<d>\d{3})$")
+
+
+def view_name(config: str, d: int) -> str:
+    """Name of the fixed-d view of ``config`` (e.g. ``synthetic-obs-d010``)."""
+    return f"{config}-d{int(d):03d}"
+
+
+def array2d_shape(name: str, d: int) -> list[int | None]:
+    """``datasets.Array2D`` shape of an array column in a view of fixed ``d`` (rows dynamic)."""
+    return [None if dim != "d" else int(d) for dim in ARRAY_COLUMNS[name][1]]
+
+
+def matrix_array(arrays: list, value_type):
+    """Arrow ``list<list<value_type>>`` column from 2-D numpy arrays (one per table row).
+
+    Parameters
+    ----------
+    arrays : list of ndarray of shape (rows_i, cols_i)
+    value_type : pyarrow.DataType
+        Element type (``pa.float32()``, ``pa.bool_()``, ``pa.int8()``).
+
+    Returns
+    -------
+    pyarrow.ListArray
+        Built from one flat buffer and two offset arrays (no per-element Python objects).
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    flat = np.concatenate([np.asarray(a).ravel() for a in arrays]) if arrays else np.empty(0)
+    widths = (
+        np.concatenate([np.full(a.shape[0], a.shape[1]) for a in arrays]).astype(np.int32)
+        if arrays
+        else np.empty(0, np.int32)
+    )
+    inner_off = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
+    outer_off = np.concatenate([[0], np.cumsum([a.shape[0] for a in arrays])]).astype(np.int32)
+    inner = pa.ListArray.from_arrays(pa.array(inner_off), pa.array(flat, type=value_type))
+    return pa.ListArray.from_arrays(pa.array(outer_off), inner)

@@ -82,9 +82,13 @@ def load(
         raise ReleaseError(f"{src}: is a file, not a release folder")
     data = src / "data"
     have = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
-    if not config or config not in have:
-        raise ReleaseError(f"{src}: no config {config!r} (found: {have})")
-    shards = sorted((data / config).glob("*.parquet"))
+    views = _card_views(src)
+    if not config or (config not in have and config not in views):
+        raise ReleaseError(f"{src}: no config {config!r} (found: {have + sorted(views)})")
+    if config in views:  # a fixed-d view: a subset of its config's shards, Array2D features
+        shards = [src / rel for rel in views[config]]
+    else:
+        shards = sorted((data / config).glob("*.parquet"))
     if not shards:
         raise ReleaseError(f"{src}: config {config!r} has no Parquet shards")
     if cache_dir is None and not streaming:
@@ -115,6 +119,27 @@ def load(
         raise
 
 
+def _card_views(folder: Path) -> dict[str, list[str]]:
+    """Fixed-d views declared in a release card: name -> shard paths (empty if none)."""
+    from causalarena.schema import VIEW_RE
+
+    try:
+        import yaml
+
+        text = (folder / "README.md").read_text(encoding="utf-8")
+        fm = yaml.safe_load(text.split("---", 2)[1]) if text.startswith("---") else {}
+    except (OSError, IndexError, UnicodeDecodeError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+    for c in (fm or {}).get("configs") or []:
+        if not isinstance(c, dict) or not VIEW_RE.match(str(c.get("config_name", ""))):
+            continue
+        paths = ((c.get("data_files") or [{}])[0] or {}).get("path")
+        if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+            out[str(c["config_name"])] = paths
+    return out
+
+
 def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
     """A ``datasets`` cache folder keyed by the shards' paths, sizes and modification times.
 
@@ -135,11 +160,16 @@ def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
 def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
     """Convert one loaded row to numpy arrays.
 
+    Accepts a row in any ``datasets`` format (python lists, numpy or torch arrays) of a
+    config or of a fixed-d view; the shapes come from the row (``n = n_obs + n_int``,
+    ``d = len(variables)``, :data:`causalarena.schema.ARRAY_COLUMNS`).
+
     Returns
     -------
     dict
         ``X`` ndarray of shape (n, d) float32; ``mask`` ndarray of shape (n, d) bool;
-        ``adjacency`` ndarray of shape (d, d) int8 (``A[i, j] = 1`` iff i -> j);
+        ``adjacency`` ndarray of shape (d, d) int8 (``A[i, j] = 1`` iff i -> j; ``datasets``'
+        numpy/torch formats hand it over as int64, cast back here);
         ``variables`` list of str; every other column unchanged.
     """
     out = dict(row)

@@ -44,9 +44,10 @@ COLUMN_DOCS: dict[str, str] = {
     "n_obs": "observational rows (first rows of `X`)",
     "n_int": "interventional rows (last rows of `X`)",
     "variables": "column names, in adjacency order",
-    "X": "data, n rows x d values",
-    "mask": "`mask[r][j]` true iff variable j was intervened on in row r",
-    "adjacency": "d x d ground truth, `A[i][j] = 1` iff `i -> j`",
+    "X": "data, float32 matrix of shape (n_obs + n_int, d), row-major",
+    "mask": "bool matrix of shape (n_obs + n_int, d): `mask[r][j]` true iff variable j was "
+    "intervened on in row r",
+    "adjacency": "int8 matrix of shape (d, d), ground truth: `A[i][j] = 1` iff `i -> j`",
     "intervention_targets": "the SCM's intervention target pool",
     "varsortability": "varsortability of the observational rows (Reisach et al. 2021)",
     "r2_sortability": "R2-sortability of the observational rows (Reisach et al. 2023)",
@@ -71,9 +72,9 @@ REAL_COLUMN_DOCS: dict[str, str] = {
     "root_tags": "empty (root distributions unknown)",
     "root_dependency": "`unknown`",
     "difficulty": "`real`",
-    "X": "measurements, n rows x d values",
-    "adjacency": "d x d reference graph from the literature (not verified truth), "
-    "`A[i][j] = 1` iff `i -> j`",
+    "X": "measurements, float32 matrix of shape (n_obs + n_int, d), row-major",
+    "adjacency": "int8 matrix of shape (d, d), reference graph from the literature (not "
+    "verified truth): `A[i][j] = 1` iff `i -> j`",
     "intervention_targets": "variables targeted by the dataset's interventions",
     "audit_attempts": "0 (no generator audit)",
     "audit_reasons": "empty",
@@ -116,6 +117,61 @@ def _type_text(f: Any) -> str:
     return f.dtype if f.list is None else f"list<{_type_text(f.list)}>"
 
 
+def usage_lines(meta: ReleaseMetadata) -> list[str]:
+    """The card's loading section: plain ``datasets`` first, then the fixed-d views, then
+    ``causalarena`` (Markdown lines, shared by every release family)."""
+    default = next((c for c in meta.configs if c.default), meta.configs[0])
+    src = meta.hf_repo_id or "<this folder or ORG/NAME>"
+    L = [
+        f"`{default.name}` is the default config. Plain `datasets` reads every config "
+        "(no loading script, no `causalarena` import):",
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("{src}", "{default.name}", split="test", streaming=True, '
+        f'revision="v{meta.version}").with_format("numpy")',
+        'row = next(iter(ds))  # row["X"]: (n_obs + n_int, d) float32, row["mask"]: bool',
+        "```",
+        "",
+        "`X` and `mask` have shape `(n_obs + n_int, d)` and `adjacency` `(d, d)`, read from "
+        "the row's own `n_obs`, `n_int` and `d` columns. `adjacency` is stored as int8; "
+        "`datasets`' numpy and torch formats widen every integer array to int64 (the arrow "
+        "and python formats and `causalarena.to_numpy` keep int8).",
+        "",
+    ]
+    if meta.views:
+        v = meta.views[0]
+        L += [
+            "Fixed-d views `<config>-dNNN` read the same shards with `datasets.Array2D` "
+            "features: the numpy and torch formats convert each matrix in one step, and rows "
+            'stack into `(B, n, d)` batches (also `with_format("torch")`):',
+            "",
+            "```python",
+            f'ds = datasets.load_dataset("{src}", "{v.name}", split="test", streaming=True)',
+            f'batch = next(ds.with_format("numpy").iter(batch_size=4))  # batch["X"]: (4, n, {v.d})',
+            "```",
+            "",
+            "| view | of config | d | rows | shards |",
+            "|---|---|---:|---:|---:|",
+            *(
+                f"| `{c.name}` | `{c.view_of}` | {c.d} | {c.rows} | {c.shards} |"
+                for c in meta.views
+            ),
+            "",
+        ]
+    L += [
+        "With the package (a local folder or a Hub id):",
+        "",
+        "```python",
+        "import causalarena as ca",
+        f'ds = ca.load("{default.name}", source="{src}", revision="v{meta.version}")',
+        "row = ca.to_numpy(ds[0])  # X (n, d) float32, mask (n, d) bool, adjacency (d, d) int8",
+        "```",
+        "",
+    ]
+    return L
+
+
 def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
     """The YAML front matter as a plain dict (rendered in this key order)."""
     lic: dict[str, Any] = {"license": meta.license}
@@ -131,8 +187,9 @@ def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
             {
                 "config_name": c.name,
                 "data_files": [{"split": c.split, "path": c.data_files}],
+                **({"default": True} if c.default else {}),
             }
-            for c in meta.configs
+            for c in [*meta.configs, *meta.views]
         ],
         "dataset_info": [
             {
@@ -144,7 +201,7 @@ def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
                 "download_size": c.bytes,
                 "dataset_size": c.uncompressed_bytes,
             }
-            for c in meta.configs
+            for c in [*meta.configs, *meta.views]
         ],
     }
 
@@ -198,16 +255,7 @@ def render_card(meta: ReleaseMetadata) -> str:
         f"| `{c.name}` | `{c.setting}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |"
         for c in meta.configs
     ]
-    L += [
-        "",
-        "```python",
-        "import causalarena as ca",
-        f'ds = ca.load("{meta.configs[0].name}", source="<this folder or ORG/NAME>", '
-        f'revision="v{meta.version}")',
-        "row = ca.to_numpy(ds[0])   # X (n, d) float32, mask (n, d) bool, adjacency (d, d) int8",
-        "```",
-        "",
-    ]
+    L += ["", *usage_lines(meta)]
     L += [
         "## Schema",
         "",
@@ -486,15 +534,7 @@ def render_real_card(meta: ReleaseMetadata) -> str:
         f"| `{c.name}` | `{c.setting}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |"
         for c in meta.configs
     ]
-    L += [
-        "",
-        "```python",
-        "import datasets",
-        f'ds = datasets.load_dataset("<this folder or ORG/NAME>", "{meta.configs[0].name}", '
-        f'split="test", revision="v{meta.version}")',
-        "```",
-        "",
-    ]
+    L += ["", *usage_lines(meta)]
     L += [
         "## Datasets",
         "",
@@ -788,7 +828,29 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
             problems.append(
                 f"README.md: num_examples of {name!r} is {n}, manifest says {c['rows']}"
             )
-    extra = set(cfgs) - set(manifest["configs"])
+    from causalarena.release.metadata import config_infos, view_infos
+
+    views = view_infos(folder, manifest, config_infos(folder, manifest))
+    for v in views:
+        entry = cfgs.get(v.name)
+        want = [{"split": v.split, "path": v.data_files}]
+        if entry is None or entry.get("data_files") != want:
+            problems.append(f"README.md: configs entry of view {v.name!r} must list {v.files}")
+        info = infos.get(v.name) or {}
+        try:
+            declared = datasets.Features._from_yaml_list(info.get("features") or [])
+            expected = datasets.Features._from_yaml_list([f.to_yaml() for f in v.features])
+            if declared != expected:
+                problems.append(
+                    f"README.md: dataset_info features of view {v.name!r} are not the "
+                    "Array2D features of its d"
+                )
+        except Exception as exc:  # malformed feature YAML
+            problems.append(f"README.md: dataset_info features of {v.name!r} unreadable ({exc})")
+    defaults = [n for n, c in cfgs.items() if c.get("default") is True]
+    if len(defaults) != 1:
+        problems.append(f"README.md: exactly one config must be `default: true`, got {defaults}")
+    extra = set(cfgs) - set(manifest["configs"]) - {v.name for v in views}
     if extra:
         problems.append(f"README.md: configs not in the manifest: {sorted(extra)}")
     body = (folder / "README.md").read_text(encoding="utf-8")

@@ -1,15 +1,24 @@
-"""Croissant 1.0 (with RAI fields) metadata of a release folder, built with ``mlcroissant``.
+"""Croissant 1.1 (with RAI 1.0 fields) metadata of a release folder, built with ``mlcroissant``.
 
-Layout of ``croissant.json``:
+Croissant 1.1 is the version whose vocabulary is used (``isArray`` / ``arrayShape``).  Layout
+of ``croissant.json``:
 
-- one ``cr:FileObject`` per Parquet shard (``contentUrl`` = path relative to the folder,
+- one ``cr:FileObject`` per Parquet shard (``@id`` = path relative to the folder,
   ``encodingFormat`` = ``application/x-parquet``, ``sha256`` and ``contentSize`` from the
-  manifest);
+  manifest); ``contentUrl`` is the file's Hub URL
+  (``https://huggingface.co/datasets/<repo>/resolve/v<version>/<path>``, the tag
+  ``publish`` creates) once the release has a Hub repo id, else the relative path;
 - one ``cr:FileSet`` per config (``includes`` = ``data/<config>/*.parquet``), resolved
-  against the folder that holds ``croissant.json``;
+  against the folder that holds ``croissant.json`` or, once published, inside the Hub
+  repository (a ``git+https`` FileObject the FileSets are ``containedIn``);
 - one ``cr:RecordSet`` per config whose ``cr:Field`` s cover every column of the Arrow schema,
   with Croissant data types; list columns are declared ``isArray`` with ``arrayShape`` ``-1``
-  (one level) or ``-1,-1`` (two levels).
+  (one level) or ``-1,-1`` (two levels), and the matrix columns state their shape in terms
+  of the row's columns (``X``: ``(n_obs + n_int, d)``; :data:`causalarena.schema.ARRAY_COLUMNS`).
+
+:func:`load_records` reads the records through ``mlcroissant`` and returns the matrix
+columns as ndarrays of their stored dtype and shape, equal field by field to the rows
+``datasets`` serves.
 
 :func:`validate_croissant` runs ``mlcroissant``'s validation and then checks what it does not:
 checksums against the files, coverage of every column with the right types, and (optionally)
@@ -35,7 +44,9 @@ from causalarena.release.metadata import (
 
 ENCODING = "application/x-parquet"
 CROISSANT = "croissant.json"
-CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
+CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
+RAI = "http://mlcommons.org/croissant/RAI/1.0"
+HUB_REPO = "hub-repository"
 
 #: Card dtype -> Croissant data type (compact IRI as written in the JSON-LD).
 DATA_TYPES = {
@@ -65,6 +76,24 @@ def _mlc_type(dtype: str) -> Any:
     }[dtype]
 
 
+def file_url(meta: ReleaseMetadata, path: str) -> str:
+    """Where a release file resolves: its Hub URL at the version tag once the release has a
+    Hub repo id (``publish`` creates tag ``v<version>``), else its path relative to the folder
+    (so ``croissant.json`` reads the folder it sits in)."""
+    if meta.hf_repo_id:
+        return f"https://huggingface.co/datasets/{meta.hf_repo_id}/resolve/v{meta.version}/{path}"
+    return path
+
+
+def dataset_url(meta: ReleaseMetadata) -> str:
+    """The dataset's own URL: the Hub repository, else its DOI, else the software page."""
+    if meta.hub_url:
+        return meta.hub_url
+    if meta.doi:
+        return f"https://doi.org/{meta.doi}"
+    return SOFTWARE_URL
+
+
 def fileset_id(config: str) -> str:
     """``@id`` of a config's FileSet."""
     return f"{config}-parquet-files"
@@ -76,13 +105,21 @@ def _field(config: str, f: Feature, docs: dict[str, str] | None = None) -> Any:
     from causalarena.release.card import COLUMN_DOCS
 
     docs = COLUMN_DOCS if docs is None else docs
+    from causalarena.schema import ARRAY_COLUMNS, array_shape_text
+
     kwargs: dict[str, Any] = {}
     if f.depth:
         kwargs = {"is_array": True, "array_shape": ",".join(["-1"] * f.depth)}
+    description = docs.get(str(f.name), str(f.name)).replace("`", "")
+    if f.name in ARRAY_COLUMNS and f.depth == 2:
+        description += (
+            f". Array of shape {array_shape_text(str(f.name))} given by this record's "
+            "columns n_obs, n_int and d (arrayShape -1,-1: both dimensions vary per record)"
+        )
     return mlc.Field(
         id=f"{config}/{f.name}",
         name=str(f.name),
-        description=docs.get(str(f.name), str(f.name)).replace("`", ""),
+        description=description,
         data_types=[_mlc_type(f.leaf)],
         source=mlc.Source(file_set=fileset_id(config), extract=mlc.Extract(column=str(f.name))),
         **kwargs,
@@ -100,12 +137,24 @@ def _files_and_record_sets(
     whose Fields cover every column; only the descriptions differ between release families."""
     import mlcroissant as mlc
 
-    dist: list[Any] = [
+    dist: list[Any] = []
+    if meta.hf_repo_id:
+        dist.append(
+            mlc.FileObject(
+                id=HUB_REPO,
+                name=HUB_REPO,
+                description=f"The Hub dataset repository {meta.hf_repo_id} (tag v{meta.version}).",
+                content_url=meta.hub_url,
+                encoding_formats=["git+https"],
+                sha256="main",
+            )
+        )
+    dist += [
         mlc.FileObject(
             id=f["path"],
             name=Path(f["path"]).name,
             description=file_description(f),
-            content_url=f["path"],
+            content_url=file_url(meta, f["path"]),
             content_size=f"{f['bytes']} B",
             encoding_formats=[ENCODING],
             sha256=f["sha256"],
@@ -122,6 +171,7 @@ def _files_and_record_sets(
                 description=f"All Parquet shards of config {c.name} (split {c.split}).",
                 encoding_formats=[ENCODING],
                 includes=[c.data_files],
+                contained_in=[HUB_REPO] if meta.hf_repo_id else None,
             )
         )
         record_sets.append(
@@ -185,7 +235,7 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
         cite_as=cite,
         creators=[mlc.Organization(name=p.display) for p in meta.creators],
         license=[LICENSE_URL],
-        url=meta.hub_url or SOFTWARE_URL,
+        url=dataset_url(meta),
         same_as=[f"https://doi.org/{meta.doi}"] if meta.doi else None,
         version=meta.version,
         date_published=meta.date_released,
@@ -200,8 +250,26 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
         ),
         data_collection_type=["Simulation"],
         data_collection_missing_data=(
-            "No missing values. The 'missingness' difficulty stressor imputes ~5% of entries "
-            "with column means plus jitter before release."
+            "No missing values in the released files. The 'missingness' difficulty stressor "
+            "removes ~5% of the entries of a table and imputes them before release (see "
+            "dataImputationProtocol); the row's 'difficulty' column names it."
+        ),
+        data_imputation_protocol=(
+            "Rows whose 'difficulty' includes 'missingness': each entry of X is set missing "
+            "independently with probability 'fraction' (0.05, recorded in 'spec'), then "
+            "imputed with its column's mean over the observed entries plus Gaussian jitter "
+            "of 0.01 column standard deviations (continuous columns) or with the rounded "
+            "column mean (discrete columns). X has no NaN, and imputed cells are not marked "
+            "(the mask column marks interventions only). No other row is imputed."
+        ),
+        data_manipulation_protocol=(
+            "After sampling, the difficulty stressors named in 'difficulty' transform the "
+            "observed table as recorded in 'spec': feature warping (signed log, tanh or "
+            "signed sqrt of some columns), outliers (Student-t jumps on ~2.5% of continuous "
+            "entries), missingness with imputation, and feature corruption (values of ~3% "
+            "of rows permuted within a column); weak signal, high noise, intervention shift "
+            "and soft interventions change the SCM itself. X is stored as float32; nothing "
+            "else is rescaled, filtered or reordered."
         ),
         data_collection_raw_data="The executable SCM specification of each row (column 'spec').",
         data_preprocessing_protocol=[
@@ -227,8 +295,16 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
             "version); reserved SCMs are committed to by sha256 and released progressively."
         ),
     )
-    js = md.to_json()
-    js["conformsTo"] = [CONFORMS_TO, "http://mlcommons.org/croissant/RAI/1.0"]
+    return _finish(md.to_json())
+
+
+def _finish(js: dict[str, Any]) -> dict[str, Any]:
+    """Declare Croissant 1.1 + RAI 1.0 and use the RAI 1.0 term ``rai:dataManipulationProtocol``
+    (mlcroissant 1.1 writes it as ``rai:dataDataManipulationProtocol``)."""
+    js["conformsTo"] = [CONFORMS_TO, RAI]
+    if "rai:dataDataManipulationProtocol" in js:
+        value = js.pop("rai:dataDataManipulationProtocol")
+        js = {**js, "rai:dataManipulationProtocol": value}
     return js
 
 
@@ -281,7 +357,7 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
         cite_as=cite,
         creators=[mlc.Organization(name=p.display) for p in meta.creators],
         license=[_licence_url(lic) for lic in real.licences],
-        url=meta.hub_url or SOFTWARE_URL,
+        url=dataset_url(meta),
         same_as=[f"https://doi.org/{meta.doi}"] if meta.doi else None,
         version=meta.version,
         date_published=meta.date_released,
@@ -312,6 +388,16 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
             "Constant columns are kept and listed in 'constant_columns'; nothing is imputed, "
             "rescaled or subsampled (causalarena.generator.real.subsample is an opt-in helper).",
         ],
+        data_imputation_protocol=(
+            "Nothing is imputed: values are kept as published. Auto MPG rows with "
+            f"Horsepower = 0 (UCI missing values) follow option autompg_missing="
+            f"{real.autompg_missing}."
+        ),
+        data_manipulation_protocol=(
+            "Each table is read from its source files and converted to float32 as described "
+            "per dataset in dataPreprocessingProtocol; rows and columns are neither filtered "
+            "nor rescaled beyond that, and interventional rows are marked in 'mask'."
+        ),
         data_biases=[
             "Few, small, widely studied datasets; the reference graphs reflect expert or "
             "experimental assumptions and may miss latent confounding or feedback.",
@@ -332,9 +418,7 @@ def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> di
             "version); datasets whose sources become available are added in a new version."
         ),
     )
-    js = md.to_json()
-    js["conformsTo"] = [CONFORMS_TO, "http://mlcommons.org/croissant/RAI/1.0"]
-    return js
+    return _finish(md.to_json())
 
 
 def write_croissant(folder: str | Path, meta: ReleaseMetadata) -> Path:
@@ -360,16 +444,43 @@ def _normalise(v: Any) -> Any:
     return v
 
 
+def _matrix(v: Any, dtype: str, shape: tuple[int, int]) -> Any:
+    """An mlcroissant nested-array value as an ndarray of ``dtype`` and ``shape``."""
+    import numpy as np
+
+    rows = [np.asarray(r, dtype=dtype) for r in v] if len(v) else []
+    out = np.stack(rows) if rows else np.empty((0, shape[1]), dtype=dtype)
+    return out.reshape(shape)
+
+
 def load_records(folder: str | Path, config: str) -> list[dict[str, Any]]:
-    """All records of one config through ``mlcroissant.Dataset`` (keys = column names)."""
+    """All records of one config through ``mlcroissant.Dataset`` (keys = column names).
+
+    Returns
+    -------
+    list of dict
+        Scalars and lists as plain Python values; the matrix columns of
+        :data:`causalarena.schema.ARRAY_COLUMNS` as ndarrays: ``X`` float32 and ``mask`` bool
+        of shape ``(n_obs + n_int, d)``, ``adjacency`` int8 of shape ``(d, d)``.
+    """
     import mlcroissant as mlc
+
+    from causalarena.schema import ARRAY_COLUMNS
 
     ds = mlc.Dataset(jsonld=str(Path(folder) / CROISSANT))
     prefix = f"{config}/"
-    return [
-        {k[len(prefix) :] if k.startswith(prefix) else k: _normalise(v) for k, v in rec.items()}
-        for rec in ds.records(config)
-    ]
+    out = []
+    for rec in ds.records(config):
+        row = {k[len(prefix) :] if k.startswith(prefix) else k: v for k, v in rec.items()}
+        arrays = {k: row.pop(k) for k in ARRAY_COLUMNS if k in row}
+        row = {k: _normalise(v) for k, v in row.items()}
+        if arrays:
+            dims = {"n_obs + n_int": int(row["n_obs"]) + int(row["n_int"]), "d": int(row["d"])}
+            for k, v in arrays.items():
+                dtype, shape = ARRAY_COLUMNS[k]
+                row[k] = _matrix(v, dtype, (dims[shape[0]], dims[shape[1]]))
+        out.append(row)
+    return out
 
 
 def validate_croissant(folder: str | Path, *, records: bool = False) -> list[str]:
@@ -418,11 +529,17 @@ def validate_croissant(folder: str | Path, *, records: bool = False) -> list[str
         "rai:dataUseCases",
         "rai:dataLimitations",
         "rai:personalSensitiveInformation",
+        "rai:dataImputationProtocol",
+        "rai:dataManipulationProtocol",
     ):
         if not js.get(key):
             problems.append(f"{path}: RAI field {key} is missing")
+    if manifest.get("freeze") and not js.get("datePublished"):
+        problems.append(f"{path}: a frozen release must state datePublished")
     objs = {
-        d.get("@id"): d for d in js.get("distribution", []) if d.get("@type") == "cr:FileObject"
+        d.get("@id"): d
+        for d in js.get("distribution", [])
+        if d.get("@type") == "cr:FileObject" and d.get("@id") != HUB_REPO
     }
     sets = {d.get("@id"): d for d in js.get("distribution", []) if d.get("@type") == "cr:FileSet"}
     for f in (f for f in manifest["files"] if f.get("config")):

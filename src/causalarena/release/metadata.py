@@ -138,26 +138,42 @@ class Paper(_Strict):
         return f"https://arxiv.org/abs/{self.arxiv}"
 
 
+class Array2DSpec(_Strict):
+    """A ``datasets.Array2D`` feature: element type and shape (``None`` = dynamic first dim)."""
+
+    shape: tuple[int | None, int]
+    dtype: DType
+
+
 class Feature(_Strict):
     """A column type in the Hugging Face ``dataset_info.features`` vocabulary.
 
-    Exactly one of ``dtype`` (a scalar) and ``list`` (a variable-length list of ``list``'s
-    element type) is set; ``name`` is set on top-level columns only.
+    Exactly one of ``dtype`` (a scalar), ``list`` (a variable-length list of ``list``'s
+    element type) and ``array2d`` (a ``datasets.Array2D`` of fixed column count, used by the
+    fixed-d views) is set; ``name`` is set on top-level columns only.
     """
 
     name: str | None = None
     dtype: DType | None = None
     list: Feature | None = None
+    array2d: Array2DSpec | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> Feature:
-        if (self.dtype is None) == (self.list is None):
-            raise ValueError(f"feature {self.name!r}: set exactly one of `dtype` and `list`")
+        if sum(x is not None for x in (self.dtype, self.list, self.array2d)) != 1:
+            raise ValueError(
+                f"feature {self.name!r}: set exactly one of `dtype`, `list` and `array2d`"
+            )
         return self
 
     def to_yaml(self) -> dict[str, Any]:
         """The ``dataset_info`` YAML form (``{"name", "dtype"}`` or ``{"name", "list"}``)."""
         out: dict[str, Any] = {"name": self.name} if self.name is not None else {}
+        if self.array2d is not None:
+            out["dtype"] = {
+                "array2_d": {"shape": list(self.array2d.shape), "dtype": self.array2d.dtype}
+            }
+            return out
         if self.dtype is not None:
             out["dtype"] = self.dtype
             return out if self.name is not None else {"dtype": self.dtype}
@@ -167,12 +183,16 @@ class Feature(_Strict):
 
     @property
     def depth(self) -> int:
-        """Number of list levels (0 for a scalar)."""
+        """Number of list levels (0 for a scalar, 2 for an ``array2d``)."""
+        if self.array2d is not None:
+            return 2
         return 0 if self.list is None else 1 + self.list.depth
 
     @property
     def leaf(self) -> str:
         """Scalar type at the bottom of the list levels."""
+        if self.array2d is not None:
+            return str(self.array2d.dtype)
         return str(self.dtype) if self.list is None else self.list.leaf
 
 
@@ -187,11 +207,17 @@ class ConfigInfo(_Strict):
     bytes: int = Field(ge=0)
     uncompressed_bytes: int = Field(ge=0)
     features: list[Feature]
+    #: A fixed-d view (``<config>-d<ddd>``): the parent config, its d and its shards.
+    view_of: str | None = None
+    d: int | None = Field(default=None, ge=1)
+    files: list[str] = Field(default_factory=list)
+    #: The config ``datasets.load_dataset(folder)`` opens when no config is named.
+    default: bool = False
 
     @property
-    def data_files(self) -> str:
-        """Glob of the config's shards, relative to the release folder."""
-        return f"data/{self.name}/*.parquet"
+    def data_files(self) -> str | list[str]:
+        """The config's shards relative to the release folder: a glob, or a view's file list."""
+        return list(self.files) if self.view_of else f"data/{self.name}/*.parquet"
 
 
 class CountTable(_Strict):
@@ -340,6 +366,8 @@ class ReleaseMetadata(_Strict):
     creators: list[Person]
     paper: Paper
     configs: list[ConfigInfo]
+    #: Fixed-d views of the configs (same shards, ``datasets.Array2D`` features).
+    views: list[ConfigInfo] = Field(default_factory=list)
     coverage: Coverage | None = None
     audit: AuditSummary | None = None
     family: FamilyName = "synthetic"
@@ -645,7 +673,10 @@ def collect_real_info(folder: Path, manifest: dict[str, Any]) -> RealInfo:
 
 
 def _collect_real_metadata(
-    folder: Path, manifest: dict[str, Any], configs: list[ConfigInfo]
+    folder: Path,
+    manifest: dict[str, Any],
+    configs: list[ConfigInfo],
+    views: list[ConfigInfo] | None = None,
 ) -> ReleaseMetadata:
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}
@@ -671,6 +702,7 @@ def _collect_real_metadata(
         creators=CREATORS,
         paper=PAPER,
         configs=configs,
+        views=views or [],
         family="real",
         real=real,
         doi=pub.get("doi"),
@@ -687,7 +719,10 @@ def _collect_real_metadata(
 
 
 def _collect_generic_metadata(
-    folder: Path, manifest: dict[str, Any], configs: list[ConfigInfo]
+    folder: Path,
+    manifest: dict[str, Any],
+    configs: list[ConfigInfo],
+    views: list[ConfigInfo] | None = None,
 ) -> ReleaseMetadata:
     """Metadata of a family described by its declared :class:`~causalarena.family.CardText`."""
     from causalarena.family import family_of
@@ -718,6 +753,7 @@ def _collect_generic_metadata(
         creators=CREATORS,
         paper=PAPER,
         configs=configs,
+        views=views or [],
         family=str(manifest["family"]),
         doi=pub.get("doi"),
         previous_doi=pub.get("previous_doi"),
@@ -934,8 +970,84 @@ def config_infos(folder: Path, manifest: dict[str, Any]) -> list[ConfigInfo]:
                     for i in range(pq.read_metadata(folder / f["path"]).num_row_groups)
                 ),
                 features=features,
+                default=not out,  # the first config (``*-obs``) is the default
             )
         )
+    return out
+
+
+def _file_bytes(folder: Path, rel: str) -> int:
+    import pyarrow.parquet as pq
+
+    md = pq.read_metadata(folder / rel)
+    return sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+
+
+def view_infos(
+    folder: Path, manifest: dict[str, Any], configs: list[ConfigInfo]
+) -> list[ConfigInfo]:
+    """Fixed-d views of every config whose shards each hold a single ``d``.
+
+    A view ``<config>-d<ddd>`` lists the config's shards of that ``d`` and declares ``X`` and
+    ``mask`` as ``datasets.Array2D((None, d))`` and ``adjacency`` as ``Array2D((d, d))``
+    (:data:`causalarena.schema.ARRAY_COLUMNS`), so ``datasets``' numpy and torch formatters
+    reshape one flat buffer per row instead of converting every matrix row, and rows batch
+    into ``(B, n, d)``.  A config with a shard mixing several ``d`` gets no views.
+    """
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from causalarena.schema import ARRAY_COLUMNS, array2d_shape, view_name
+
+    out: list[ConfigInfo] = []
+    for c in configs:
+        names = {str(f.name): f for f in c.features}
+        if "d" not in names or any(
+            k not in names or names[k].depth != 2 or names[k].leaf != dtype
+            for k, (dtype, _) in ARRAY_COLUMNS.items()
+        ):
+            continue
+        by_d: dict[int, list[dict[str, Any]]] = {}
+        mixed = False
+        for f in manifest["files"]:
+            if f.get("config") != c.name:
+                continue
+            ds = pc.unique(pq.read_table(folder / f["path"], columns=["d"]).column("d"))
+            if len(ds) != 1:
+                mixed = mixed or len(ds) > 1
+                continue
+            by_d.setdefault(int(ds[0].as_py()), []).append(f)
+        if mixed:
+            continue
+        for d in sorted(by_d):
+            files = sorted(by_d[d], key=lambda f: f["path"])
+            feats = [
+                Feature(
+                    name=f.name,
+                    array2d=Array2DSpec(
+                        shape=tuple(array2d_shape(str(f.name), d)),  # type: ignore[arg-type]
+                        dtype=ARRAY_COLUMNS[str(f.name)][0],  # type: ignore[arg-type]
+                    ),
+                )
+                if f.name in ARRAY_COLUMNS
+                else f
+                for f in c.features
+            ]
+            out.append(
+                ConfigInfo(
+                    name=view_name(c.name, d),
+                    setting=c.setting,
+                    split=c.split,
+                    rows=sum(int(f["rows"]) for f in files),
+                    shards=len(files),
+                    bytes=sum(int(f["bytes"]) for f in files),
+                    uncompressed_bytes=sum(_file_bytes(folder, f["path"]) for f in files),
+                    features=feats,
+                    view_of=c.name,
+                    d=d,
+                    files=[f["path"] for f in files],
+                )
+            )
     return out
 
 
@@ -966,9 +1078,15 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
     folder = Path(folder)
     manifest = manifest if manifest is not None else read_manifest(folder)
     if manifest.get("family") == "real":
-        return _collect_real_metadata(folder, manifest, config_infos(folder, manifest))
+        configs = config_infos(folder, manifest)
+        return _collect_real_metadata(
+            folder, manifest, configs, view_infos(folder, manifest, configs)
+        )
     if manifest.get("family", "synthetic") != "synthetic":
-        return _collect_generic_metadata(folder, manifest, config_infos(folder, manifest))
+        configs = config_infos(folder, manifest)
+        return _collect_generic_metadata(
+            folder, manifest, configs, view_infos(folder, manifest, configs)
+        )
     rows = read_factor_rows(folder, manifest)
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}
@@ -996,6 +1114,7 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
         creators=CREATORS,
         paper=PAPER,
         configs=configs,
+        views=view_infos(folder, manifest, configs),
         coverage=compute_coverage(rows),
         audit=compute_audit(rows),
         doi=pub.get("doi"),
