@@ -29,12 +29,15 @@ def test_manifest_lists_every_shard_with_checksums(mini_release):
     assert m["suite"] == "arena-synthetic" and m["scale"] == "mini"
     assert m["configs"]["synthetic-obs"]["rows"] == 50
     assert m["configs"]["synthetic-obsint"]["rows"] == 50
-    assert len(m["files"]) == 96  # 48 shards per config: a multiple of 8 (split_dataset_by_node)
-    assert all(m["configs"][c]["shards"] == 48 for c in m["configs"])
+    # 8 shards per d and config (40 per config): multiples of 8 for split_dataset_by_node, and
+    # every shard holds one d (the card's fixed-d views)
+    assert len(m["files"]) == 80
+    assert all(m["configs"][c]["shards"] == 40 for c in m["configs"])
     for f in m["files"]:
         p = mini_release / f["path"]
         assert p.stat().st_size == f["bytes"] and sha256_file(p) == f["sha256"]
         assert pq.ParquetFile(p).metadata.num_rows == f["rows"]
+        assert len(set(pq.read_table(p, columns=["d"])["d"].to_pylist())) == 1
     assert verify(mini_release) == []
     assert {"numpy", "pyarrow", "datasets"} <= set(m["environment"]["dependencies"])
 

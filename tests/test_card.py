@@ -56,10 +56,11 @@ def test_card_validates_and_has_front_matter(rel):
     for v in views:
         m = VIEW_RE.match(v["config_name"])
         paths = v["data_files"][0]["path"]
-        assert len(paths) == 10 and all(
-            p.startswith(f"data/{m['config']}/") and p.endswith(f"-d{m['d']}.parquet")
-            for p in paths
-        )
+        assert len(paths) == 8 and all(p.startswith(f"data/{m['config']}/test-") for p in paths)
+        ds = {
+            x for p in paths for x in pads.dataset(rel / p).to_table(columns=["d"])["d"].to_pylist()
+        }
+        assert ds == {int(m["d"])}
     for info in fm["dataset_info"]:
         assert info["splits"][0]["num_examples"] == (
             10 if VIEW_RE.match(info["config_name"]) else 50
@@ -90,11 +91,11 @@ def test_card_without_one_default_or_with_a_wrong_view_fails(broken):
     card.write_text(text.replace("  default: true\n", "", 1))
     assert any("default: true" in p for p in validate_card(out))
     # a view that lists a shard of another d is caught
-    bad = text.replace(
-        "    - data/synthetic-obs/test-chain-d010.parquet\n",
-        "    - data/synthetic-obs/test-chain-d020.parquet\n",
-        1,
-    )
+    fm = read_front_matter(card)
+    v10 = next(c for c in fm["configs"] if c["config_name"] == "synthetic-obs-d010")
+    v20 = next(c for c in fm["configs"] if c["config_name"] == "synthetic-obs-d020")
+    p10, p20 = v10["data_files"][0]["path"][0], v20["data_files"][0]["path"][0]
+    bad = text.replace(f"    - {p10}\n", f"    - {p20}\n", 1)
     assert bad != text
     card.write_text(bad)
     assert any("synthetic-obs-d010" in p for p in validate_card(out))

@@ -49,7 +49,7 @@ def test_structure(rel):
     ]
     assert js["rai:dataCollection"] and js["rai:dataLimitations"]
     objs = [d for d in js["distribution"] if d["@type"] == "cr:FileObject"]
-    assert len(objs) == len(manifest["files"]) == 96
+    assert len(objs) == len(manifest["files"]) == 80
     assert {o["encodingFormat"] for o in objs} == {"application/x-parquet"}
     by_path = {f["path"]: f["sha256"] for f in manifest["files"]}
     assert all(o["sha256"] == by_path[o["contentUrl"]] for o in objs)

@@ -336,7 +336,7 @@ def test_publish_dry_run_prints_plan_without_network(frozen, capsys, monkeypatch
     )
     assert rc == 0
     out = capsys.readouterr().out
-    assert "tag v1.0.0" in out and "data/synthetic-obs/test-00000-of-00048.parquet" in out
+    assert "tag v1.0.0" in out and "data/synthetic-obs/test-00000-of-00040.parquet" in out
     assert "create deposition" in out and "causalarena-arena-synthetic-mini-v1.0.0.tar" in out
 
 
@@ -374,7 +374,7 @@ def test_publish_hf_against_local_hub(copy, server, monkeypatch):
                 if item["key"] == "file":
                     committed[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
     want = {f["path"] for f in res["files"]}
-    assert set(committed) == want and len(want) == 102
+    assert set(committed) == want and len(want) == 86  # 80 shards + 6 metadata files
     for path, data in committed.items():
         assert data == (copy / path).read_bytes(), path
     assert b"huggingface.co/datasets/org/arena" in committed["README.md"]

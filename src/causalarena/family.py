@@ -28,6 +28,11 @@ What a family declares, in one :class:`Family` value:
 - optionally ``arrays(suite, config, shard_paths, store_path)``: fill a Zarr store at
   ``store_path`` (a temporary folder the engine created) from the config's finished Parquet
   shards; the engine renames it into place and checksums every file in the manifest;
+- optionally ``shard_key(unit)``: shards never mix rows of units with different keys; the
+  rows of each key (in unit order, keys in order of first appearance) get
+  :func:`shard_count` shards of their own when every key has at least 8 rows of the config
+  (otherwise the config is sharded as a whole).  The synthetic family keys by ``d``, so every
+  shard holds one ``d`` and the card declares fixed-d views (``<config>-dNNN``) over them;
 - ``code``: package-relative paths (files or folders) whose bytes determine the output; a
   unit finished by other code is rebuilt on resume.
 
@@ -161,6 +166,7 @@ class Family:
     text: Callable[[str], CardText]
     prepare: Callable[[str, str, Mapping[str, Any]], dict[str, Any]] | None = None
     arrays: Callable[[str, str, list[Any], Any], None] | None = None
+    shard_key: Callable[[Unit], Any] | None = None
     code: tuple[str, ...] = ()
     parquet_options: Mapping[str, Any] = field(
         default_factory=lambda: {"compression": "zstd", "compression_level": 3}

@@ -259,10 +259,39 @@ def shard_name(config: str, k: int, n: int) -> str:
 
 
 # ----------------------------------------------------------------------------- consolidation
+def _grouped_parts(
+    parts: list[dict[str, Any]], keys: list[Any] | None
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """Parts reordered key by key (keys in order of first appearance) and the row count of
+    each shard: :func:`shard_count` shards per key when every key has >= 8 rows, else one
+    split of the whole config (see ``Family.shard_key``)."""
+    import numpy as np
+
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for f, k in zip(parts, keys if keys is not None else [None] * len(parts), strict=True):
+        groups.setdefault(k, []).append(f)
+    if len(groups) > 1 and all(sum(f["rows"] for f in g) >= 8 for g in groups.values()):
+        ordered = [f for g in groups.values() for f in g]
+        sizes = []
+        for g in groups.values():
+            rows = sum(f["rows"] for f in g)
+            sizes += [len(a) for a in np.array_split(np.arange(rows), shard_count(rows, len(g)))]
+        return ordered, sizes
+    rows = sum(f["rows"] for f in parts)
+    return parts, [len(a) for a in np.array_split(np.arange(rows), shard_count(rows, len(parts)))]
+
+
 def _consolidate(
-    out: Path, fam: Family, suite: str, records: list[dict[str, Any]]
+    out: Path,
+    fam: Family,
+    suite: str,
+    records: list[dict[str, Any]],
+    keys: list[Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Write the final shards of every config from the unit parts (reusing matching shards)."""
+    """Write the final shards of every config from the unit parts (reusing matching shards).
+
+    ``keys`` (one per record, from ``Family.shard_key``) keep rows of different keys in
+    different shards."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -270,16 +299,21 @@ def _consolidate(
     opts = _parquet_options(fam)
     files: list[dict[str, Any]] = []
     for cfg in fam.configs(suite):
-        parts = [f for r in records for f in r["files"] if f["config"] == cfg.name]
-        parts = [f for f in parts if f["rows"] > 0]
+        tagged = [
+            (f, keys[i] if keys is not None else None)
+            for i, r in enumerate(records)
+            for f in r["files"]
+            if f["config"] == cfg.name and f["rows"] > 0
+        ]
+        parts = [f for f, _ in tagged]
         rows = sum(f["rows"] for f in parts)
         if rows == 0:
             continue
-        n = shard_count(rows, len(parts))
-        bounds = [len(a) for a in np.array_split(np.arange(rows), n)]
+        parts, bounds = _grouped_parts(parts, [k for _, k in tagged])
+        n = len(bounds)
         starts = np.concatenate([[0], np.cumsum(bounds)]).astype(int)
         rec_path = out / BUILD_DIR / f"shards-{cfg.name}.json"
-        want = {"parts": [f["sha256"] for f in parts], "n": n}
+        want = {"parts": [f["sha256"] for f in parts], "n": n, "bounds": bounds}
         old = _read_record(rec_path)
         done = old.get("files", []) if old and old.get("want") == want else []
         if len(done) == n and _files_match(out, done):
@@ -492,7 +526,8 @@ def build(
                             "finished units are kept, rerun the same command to resume"
                         ) from None
         ordered = [records[u.key] for u in units]
-        shards = _consolidate(outp, fam, suite, ordered)
+        keys = [fam.shard_key(u) for u in units] if fam.shard_key else None
+        shards = _consolidate(outp, fam, suite, ordered, keys)
         _remove_unwritten(
             outp, old, {f["path"] for f in shards}, {c.name for c in fam.configs(suite)}
         )
