@@ -157,12 +157,43 @@ class Method:
     install_hint : str or None, default None
         Install command shown when the dependency is missing, if the plain
         ``pip install 'causalarena[<extra>]'`` is not enough.
+    setup : callable or None, default None
+        ``setup() -> state``, called once per worker process before its first
+        run (e.g. to load a pretrained checkpoint); ``state`` is then passed to
+        every ``fit`` of that worker as ``fit(X, mask, seed=seed, state=state)``.
+        Its cost is paid once per worker, not once per instance (the
+        ``T_fixed`` of the paper's runtime model, section 6).  ``None``: no
+        state, ``fit`` is called without ``state``.
     """
 
     info: MethodInfo
     fit: Callable[..., MethodResult]
     requires: tuple[str, ...] = field(default=())
     install_hint: str | None = None
+    setup: Callable[[], Any] | None = None
+
+    def run(
+        self, X: np.ndarray, mask: np.ndarray | None = None, *, seed: int = 0, state: Any = None
+    ) -> MethodResult:
+        """Call :attr:`fit`, passing ``state`` (from :attr:`setup`) when the method has a setup.
+
+        Parameters
+        ----------
+        X : numpy.ndarray
+            ``(n, d)`` ``float64`` data.
+        mask : numpy.ndarray or None
+            ``(n, d)`` boolean intervention mask.
+        seed : int, default 0
+        state : object, default None
+            What :attr:`setup` returned in this process.
+
+        Returns
+        -------
+        MethodResult
+        """
+        if self.setup is None:
+            return self.fit(X, mask, seed=seed)
+        return self.fit(X, mask, seed=seed, state=state)
 
     def library_version(self) -> str | None:
         """Installed version of :attr:`MethodInfo.library`.
@@ -368,7 +399,9 @@ def _map_indices(value: Any, kept: np.ndarray) -> Any:
 def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
     """Wrap a core fit function with the shared pre- and post-processing.
 
-    The returned ``fit(X, mask=None, *, seed=0, **overrides)``:
+    The returned ``fit(X, mask=None, *, seed=0, state=None, **overrides)``
+    (``state``: what :attr:`Method.setup` returned, passed on to ``core`` as a
+    fifth argument when it is not ``None``):
 
     1. validates ``X``/``mask`` (:func:`validate_inputs`); rejects unknown
        override names and missing interventions for methods that need them;
@@ -395,7 +428,12 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
     """
 
     def fit(
-        X: np.ndarray, mask: np.ndarray | None = None, *, seed: int = 0, **overrides: Any
+        X: np.ndarray,
+        mask: np.ndarray | None = None,
+        *,
+        seed: int = 0,
+        state: Any = None,
+        **overrides: Any,
     ) -> MethodResult:
         unknown = sorted(set(overrides) - set(info.defaults))
         if unknown:
@@ -417,7 +455,8 @@ def make_fit(info: MethodInfo, core: CoreFit) -> Callable[..., MethodResult]:
             scores_k = np.zeros_like(adj_k, dtype=np.float32) if info.outputs_edge_scores else None
             core_notes: dict = {"skipped": "fewer than two non-constant columns"}
         else:
-            adj_k, scores_k, core_notes = core(Xk, maskk, int(seed), dict(params))
+            extra = () if state is None else (state,)  # a method with a setup hook
+            adj_k, scores_k, core_notes = core(Xk, maskk, int(seed), dict(params), *extra)
             core_notes = dict(core_notes)
             # notes listed under "_index_keys" hold column indices of the reduced data
             for key in core_notes.pop("_index_keys", ()):

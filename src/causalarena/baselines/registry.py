@@ -22,8 +22,10 @@ __all__ = [
     "available_methods",
     "get_method",
     "install_command",
+    "installed_reason",
     "missing_methods",
     "register",
+    "registered",
 ]
 
 _REGISTRY: dict[str, Method] = {}
@@ -169,6 +171,37 @@ def get_method(name: str) -> Method:
     if reason is not None:
         raise ImportError(f"method {name!r} cannot run: {reason}")
     return method
+
+
+def registered(name: str) -> Method:
+    """The registered method ``name``, whether or not its optional dependency imports.
+
+    Raises
+    ------
+    KeyError
+        If no method has this name.
+    """
+    _load_all()
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown method {name!r}; known methods: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def installed_reason(method: Method) -> str | None:
+    """Why ``method`` cannot run, judged without importing anything (``None``: installed).
+
+    Looks for the top-level package of each module in :attr:`Method.requires`; a package that
+    is installed but fails to import is only found out by :func:`get_method`.
+    """
+    import importlib.util
+
+    for module in method.requires:
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            return (
+                f"optional dependency {module} ({method.info.library}) is not installed; "
+                f"install it with: {install_command(method.info, method.install_hint)}"
+            )
+    return None
 
 
 def available_methods() -> dict[str, Method]:
