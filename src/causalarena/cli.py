@@ -36,22 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="check a release folder against its manifest")
     v.add_argument("folder")
     r = sub.add_parser("run", help="run causal-discovery methods on a released config")
-    r.add_argument("--release", required=True, help="release folder")
-    r.add_argument("--config", required=True, help="config name, e.g. synthetic-obs")
-    r.add_argument(
-        "--methods", required=True, help="comma-separated method names (see `causalarena methods`)"
-    )
-    r.add_argument("--out", required=True, help="predictions folder")
-    r.add_argument(
-        "--timeout", type=float, default=3600.0, help="seconds per (method, instance) run"
-    )
-    r.add_argument("--workers", type=int, default=1)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--max-d", type=int, default=None, help="skip instances with more variables")
-    r.add_argument(
-        "--replicates", default=None, help="comma-separated replicate indices to run (default: all)"
-    )
-    r.add_argument("--quiet", action="store_true")
+    from causalarena.cli_run import add_run_arguments
+
+    add_run_arguments(r)
     rp = sub.add_parser(
         "report", help="score predictions and write tables, plots and a leaderboard page"
     )
@@ -156,27 +143,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             run_demo(args.out, workers=args.workers, quiet=args.quiet)
         elif args.cmd == "run":
-            from causalarena.eval.runner import run
+            from causalarena.cli_run import run_command
 
-            methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-            res = run(
-                args.release,
-                args.config,
-                methods,
-                args.out,
-                timeout=args.timeout,
-                workers=args.workers,
-                seed=args.seed,
-                max_d=args.max_d,
-                replicates=None
-                if args.replicates is None
-                else [int(x) for x in args.replicates.split(",")],
-                quiet=args.quiet,
-            )
-            for m, reason in res["missing"].items():
-                print(f"skipped {m}: {reason}", file=sys.stderr)
-            for m, counts in res["counts"].items():
-                print(f"{m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+            return run_command(args)
         elif args.cmd == "report":
             from causalarena.cli_report import run_report
 
@@ -186,8 +155,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             return run_runtime(args)
         elif args.cmd == "methods":
-            from causalarena.baselines.registry import all_method_infos, missing_methods
+            from causalarena.baselines.registry import (
+                all_method_infos,
+                load_plugins,
+                missing_methods,
+            )
 
+            load_plugins()  # methods registered by $CAUSALARENA_METHODS modules
             missing = missing_methods()
             for name, info in sorted(all_method_infos().items()):
                 state = "available" if name not in missing else f"missing: {missing[name]}"

@@ -1,0 +1,160 @@
+"""``causalarena run``: options (checked before anything runs) and the command.
+
+Every bad option is a usage error (exit code 2) whose message names the option and the value:
+values argparse can check alone are checked by the ``type`` functions here; those that need the
+release (``--config``, ``--out``, ``--replicates``, ``--instances``) by
+:func:`causalarena.eval.runner.run_methods`, which raises
+:class:`~causalarena.eval.runner.RunOptionError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text}: must be a finite number of seconds > 0")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: must be a positive integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be a positive integer")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: must be an integer") from None
+
+
+def _names(text: str) -> list[str]:
+    names = list(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
+    if not names:
+        shown = text if text.strip() else "(empty)"
+        raise argparse.ArgumentTypeError(f"{shown}: name at least one (comma-separated)")
+    return names
+
+
+def _replicates(text: str) -> list[int]:
+    out = []
+    for part in _names(text):
+        try:
+            value = int(part)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{part}: replicate indices are integers >= 0")
+        out.append(value)
+    return out
+
+
+def _memory(text: str) -> str:
+    from causalarena.eval.workers import parse_memory_limit
+
+    try:
+        parse_memory_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_run_arguments(r: argparse.ArgumentParser) -> None:
+    """Options of ``causalarena run``."""
+    r.add_argument("--release", required=True, help="release folder")
+    r.add_argument(
+        "--config", required=True, help="one of the release's configs, e.g. synthetic-obs"
+    )
+    r.add_argument(
+        "--methods",
+        required=True,
+        type=_names,
+        help="comma-separated method names (see `causalarena methods`; plugins from "
+        "$CAUSALARENA_METHODS)",
+    )
+    r.add_argument("--out", required=True, help="predictions folder (outside the release)")
+    r.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=3600.0,
+        help="wall-time budget in seconds per (method, instance) run (default 3600)",
+    )
+    r.add_argument(
+        "--memory-limit",
+        type=_memory,
+        default="auto",
+        help="resident memory per worker and its subprocesses, e.g. 4G, 512M, 40%% or none "
+        "(default auto: 80%% of the machine's memory / --workers)",
+    )
+    r.add_argument("--workers", type=_positive_int, default=1, help="runs at once (default 1)")
+    r.add_argument("--seed", type=_int, default=0, help="base seed (default 0)")
+    r.add_argument(
+        "--max-d", type=_positive_int, default=None, help="skip instances with more variables"
+    )
+    r.add_argument(
+        "--replicates",
+        type=_replicates,
+        default=None,
+        help="comma-separated replicate indices to run (default: all)",
+    )
+    r.add_argument(
+        "--instances",
+        type=_names,
+        default=None,
+        help="comma-separated instance ids to run (default: all)",
+    )
+    r.add_argument(
+        "--isolation",
+        choices=["process", "none"],
+        default="process",
+        help="process (default): warm isolated workers; none: in this process (debugging)",
+    )
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``causalarena run``; returns the exit code (2 for a bad option)."""
+    from causalarena.eval.runner import RunOptionError, run_methods
+
+    try:
+        res = run_methods(
+            args.release,
+            args.config,
+            args.methods,
+            args.out,
+            timeout=args.timeout,
+            memory_limit=args.memory_limit,
+            workers=args.workers,
+            seed=args.seed,
+            max_d=args.max_d,
+            replicates=args.replicates,
+            instances=args.instances,
+            isolation=args.isolation,
+            quiet=args.quiet,
+        )
+    except RunOptionError as exc:
+        print(f"causalarena run: error: {exc.cli_message()}", file=sys.stderr)
+        return 2
+    for m, reason in res["missing"].items():
+        print(f"skipped {m}: {reason}", file=sys.stderr)
+    for m, counts in res["counts"].items():
+        reused = res["reused"].get(m, 0)
+        print(
+            f"{m}: "
+            + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+            + (f" ({reused} reused from an earlier run)" if reused else "")
+        )
+    return 0
