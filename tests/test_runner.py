@@ -14,8 +14,8 @@ from causalarena.eval.score import score_predictions
 
 @pytest.fixture()
 def plugins(monkeypatch):
-    monkeypatch.setenv("CAUSALARENA_METHODS", "tests.plugins.fake_methods")
-    monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parents[1]))
+    monkeypatch.setenv("CAUSALARENA_METHODS", "causalarena_fake_methods")
+    monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parent / "plugins"))
 
 
 def test_every_status_is_a_row(mini_release, tmp_path, plugins):
@@ -25,7 +25,7 @@ def test_every_status_is_a_row(mini_release, tmp_path, plugins):
         "synthetic-obs",
         ["test-empty", "test-boom", "test-sleepy", "test-bad-shape", "test-needs-int"],
         out,
-        timeout=3,
+        timeout=1.5,
         workers=2,
         max_d=10,
         quiet=True,
@@ -38,7 +38,7 @@ def test_every_status_is_a_row(mini_release, tmp_path, plugins):
     boom = pq.read_table(out / "synthetic-obs/test-boom.parquet").to_pylist()
     assert "deliberate failure" in boom[0]["error"]
     bad = pq.read_table(out / "synthetic-obs/test-bad-shape.parquet").to_pylist()[0]
-    assert "shape (2, 2), instance has d=10" in bad["error"]
+    assert "adjacency has shape 2 x 2, the instance has d = 10" in bad["error"]
     row = pq.read_table(out / "synthetic-obs/test-empty.parquet").to_pylist()[0]
     m = json.loads((mini_release / "manifest.json").read_text())
     assert row["release_version"] == f"arena-synthetic@{m['version']}"
