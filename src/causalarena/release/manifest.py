@@ -11,12 +11,9 @@ import platform
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from causalarena.release.io import atomic_write_json
-
-if TYPE_CHECKING:  # an annotation only: reading a manifest needs no generator import
-    from causalarena.generator.synthetic.suites import SuiteDef
 
 MANIFEST = "manifest.json"
 #: Default registry of frozen versions inside a release folder (see :mod:`.freeze`).
