@@ -237,3 +237,15 @@ def test_lab_family_prepare_checks_the_public_release():
 
     assert FAMILY.prepare("lab-causalab-v0.0.2", "mini", {})["source"]["licence"] == "Apache-2.0"
     assert FAMILY.prepare("lab-main", "mini", {}) == {}
+
+
+def test_lab_main_builds_through_the_release_engine(tmp_path):
+    from causalarena.eval.lab_run import load_release_episodes
+    from causalarena.release.engine import build
+    from causalarena.release.verify import verify
+
+    folder = build("lab-main", scale="mini", out=tmp_path / "rel", quiet=True)
+    assert verify(folder) == []
+    got = load_release_episodes(folder, "main-5nodes")
+    assert got == episodes("lab-main", "main-5nodes", "mini")["main-5nodes"]
+    assert "causalarena lab-main" in (folder / "README.md").read_text()

@@ -61,6 +61,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "causalarena.generator.real.family",
     "causalarena.generator.semantic.family",
     "causalarena.generator.formula.family",
+    "causalarena.generator.lab.family",
 )
 
 

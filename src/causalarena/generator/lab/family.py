@@ -125,7 +125,8 @@ def text(suite: str) -> CardText:
             ),
             limitations=(
                 "crystals the source records do not fix are drawn from the episode seed",
-                "source licence: Apache-2.0 (the converted rows keep it)",
+                "the source episodes are licensed Apache-2.0 (DylanZSZ/CausaLab-Benchmark); "
+                "redistribution of these rows must keep that licence notice and attribution",
             ),
             **common,
         )
