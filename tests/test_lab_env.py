@@ -427,3 +427,25 @@ def test_protocol_schema_is_valid_json_schema():
     assert v.is_valid({"op": "intervene", "property": "density", "value": 3})
     assert not v.is_valid({"op": "intervene", "property": "density"})
     np.testing.assert_equal(v.is_valid({"op": "quit"}), True)
+
+
+def test_trajectory_curves_carry_the_latest_hypothesis_forward(tmp_path):
+    from causalarena.eval.lab_run import plot_trajectories, trajectory_curves
+
+    rows = [
+        {
+            "agent": "a",
+            "config": "c",
+            "budget_used": 3,
+            "trajectory": json.dumps([[0, 0.5, 0, 0, 1], [2, 1.0, 0, 0, 0]]),
+        },
+        {
+            "agent": "a",
+            "config": "c",
+            "budget_used": 1,
+            "trajectory": json.dumps([[1, 0.0, 0, 0, 2]]),
+        },
+    ]
+    # episode 1: 0.5, 0.5, 1.0, 1.0; episode 2: 0, 0 (padded with its last value)
+    assert trajectory_curves(rows) == {"a / c": [0.25, 0.25, 0.5, 0.5]}
+    assert plot_trajectories(rows, tmp_path / "t.png").stat().st_size > 1000

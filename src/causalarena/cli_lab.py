@@ -110,6 +110,13 @@ def _run(args: argparse.Namespace) -> int:
         eps = [e for v in got.values() for e in v]
     rows = run_episodes(eps, args.agent, args.out, args.seed, args.quiet)
     print(format_summary(summarise(rows)))
+    if args.out is not None:
+        from pathlib import Path
+
+        from causalarena.eval.lab_run import plot_trajectories
+
+        png = plot_trajectories(rows, Path(args.out) / f"{args.agent}-trajectories.png")
+        print(f"trajectory plot: {png}", file=sys.stderr)
     return 0
 
 

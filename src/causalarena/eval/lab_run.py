@@ -186,3 +186,53 @@ def demo_lab(
     summary = summarise(rows)
     say(format_summary(summary))
     return summary
+
+
+def trajectory_curves(rows: Sequence[dict[str, Any]], metric: int = 1) -> dict[str, list[float]]:
+    """Mean trajectory per ``agent / config``: the metric of the latest recorded hypothesis
+    after each intervention step (carried forward; 0 before the first), averaged over episodes.
+
+    ``metric`` indexes the trajectory tuples ``(step, edge_f1, target_edge_f1,
+    target_weight_f1, shd)``.
+    """
+    groups: dict[str, list[list[float]]] = {}
+    for r in rows:
+        traj = json.loads(r.get("trajectory") or "[]")
+        last = max([int(t[0]) for t in traj] + [int(r.get("budget_used") or 0)])
+        curve, cur, k = [], 0.0, 0
+        for step in range(last + 1):
+            while k < len(traj) and int(traj[k][0]) <= step:
+                cur = float(traj[k][metric])
+                k += 1
+            curve.append(cur)
+        groups.setdefault(f"{r.get('agent')} / {r['config']}", []).append(curve)
+    out = {}
+    for name, curves in groups.items():
+        n = max(len(c) for c in curves)
+        padded = [c + [c[-1]] * (n - len(c)) for c in curves]
+        out[name] = [sum(c[i] for c in padded) / len(padded) for i in range(n)]
+    return out
+
+
+def plot_trajectories(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Line plot of :func:`trajectory_curves` (all-edge F1 by intervention step), PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = trajectory_curves(rows)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, ys in sorted(curves.items()):
+        ax.plot(range(len(ys)), ys, label=name, marker="o", markersize=2)
+    ax.set_xlabel("interventions so far")
+    ax.set_ylabel("all-edge F1 of the recorded hypothesis")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("lab trajectories (mean over episodes)")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
