@@ -41,6 +41,8 @@ METHOD_MODULES = (
     "dagma_methods",
     "causaldag_methods",
     "sdcd_method",
+    "notears_mlp",
+    "cdfm_method",
 )
 
 
