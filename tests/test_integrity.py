@@ -39,7 +39,7 @@ def test_deeply_nested_spec_json_is_a_spec_error(depth):
 
 
 def test_deeply_nested_temporal_spec_json_is_a_spec_error():
-    from causalarena.temporal.spec import TemporalSCM
+    from causalarena.spec_temporal import TemporalSCM
 
     with pytest.raises(SpecError) as exc:
         TemporalSCM.from_json('{"a": ' + "[" * 5000 + "]" * 5000 + "}")
