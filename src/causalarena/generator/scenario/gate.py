@@ -521,7 +521,7 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
         if v.scale == "continuous":
             at = float(np.mean((col == flo) | (col == fhi)))
             op = v.mechanism.op if v.mechanism else None
-            if isinstance(v.mechanism, sch.OpFormula):
+            if sc.family == "formula" and isinstance(v.mechanism, sch.OpFormula):
                 if at > 0.01:
                     add(
                         v.name,
