@@ -85,7 +85,17 @@ PERTURB_MIN = 0.01
 RESIDUAL_RTOL = 1e-4
 DOMINANCE = {"mechanism": 0.30, "root": 0.60, "noise": 0.60}
 DOMINANCE_MIN_POOL = 5
-_BOUNDARY_OPS = {"clamp", "minmax", "stock_flow", "saturating", "threshold", "piecewise"}
+_BOUNDARY_OPS = {
+    "clamp",
+    "minmax",
+    "stock_flow",
+    "saturating",
+    "threshold",
+    "piecewise",
+    "product",
+    "regime_switch",
+    "formula",
+}
 
 
 @dataclass(frozen=True)
