@@ -59,7 +59,7 @@ def _leaderboard(
     scores = score_predictions(release, pred)
     scores = scores[scores.config == config]
     write_report(scores, report, title=f"causalarena demo: {config}")
-    console.print((report / "leaderboard.md").read_text())
+    console.print((report / "summary.md").read_text())
     console.print(f"report: {report / 'index.html'}")
 
 

@@ -308,6 +308,42 @@ def render_markdown(
     )
 
 
+_SUMMARY_COLUMNS = (
+    "Rank",
+    "Method",
+    "F1",
+    "SHD",
+    "Win rate (F1+SHD)",
+    "Coverage",
+    "Runtime (s)",
+    "Pretraining disclosure",
+)
+
+
+def render_summary(
+    board: pd.DataFrame,
+    title: str,
+    prov: Mapping[str, Any],
+    sections: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """Compact Markdown (``templates/summary.md.j2``): the columns a terminal can show."""
+    header, rows = _board_rows(board)
+    keep = [header.index(c) for c in _SUMMARY_COLUMNS if c in header]
+    table = _table(
+        [header[i] for i in keep], [[r[i] for i in keep] for r in rows], [1, len(keep) - 1]
+    )
+    return (
+        _env(False)
+        .get_template("summary.md.j2")
+        .render(
+            title=title,
+            board=table,
+            sections=[s for s in sections if s.get("id") == "table2"],
+            footer=_footer_text(prov),
+        )
+    )
+
+
 def render_html(
     board: pd.DataFrame,
     title: str,
@@ -776,6 +812,9 @@ def write_report(
     md = out / "leaderboard.md"
     md.write_text(render_markdown(board, title, prov, sections), encoding="utf-8")
     keep(md)
+    summary = out / "summary.md"
+    summary.write_text(render_summary(board, title, prov, sections), encoding="utf-8")
+    keep(summary)
     tables = [k for k in written if k.endswith((".csv", ".md", ".parquet"))]
     index = out / "index.html"
     index.write_text(render_html(board, title, prov, figures, tables, sections), encoding="utf-8")
