@@ -103,6 +103,35 @@ def test_evaluate_name_object_and_outputs(mini_release, cli_scores, tmp_path):
     assert "synthetic obs" in by_name.table2().columns
 
 
+def test_evaluate_writes_the_pretraining_disclosure(mini_release, tmp_path):
+    import pyarrow.parquet as pq
+
+    board = causalarena.evaluate(
+        lambda X, mask, seed: np.zeros((X.shape[1],) * 2),
+        release=mini_release,
+        config="synthetic-obs",
+        isolation="none",
+        max_d=10,
+        out=tmp_path,
+        name="my-pretrained",
+        pretraining_disclosure="declared prior: https://example.org/prior.yaml",
+    )
+    rows = pq.read_table(tmp_path / "synthetic-obs" / "my-pretrained.parquet").to_pylist()
+    assert {r["pretraining_disclosure"] for r in rows} == {
+        "declared prior: https://example.org/prior.yaml"
+    }
+    assert list(board.to_frame()["method"]) == ["my-pretrained"]
+    with pytest.raises(ValueError, match="pretraining_disclosure"):
+        causalarena.evaluate(
+            lambda X, mask, seed: np.zeros((X.shape[1],) * 2),
+            release=mini_release,
+            config="synthetic-obs",
+            isolation="none",
+            max_d=10,
+            pretraining_disclosure="secret",
+        )
+
+
 def test_evaluate_records_failures_and_bad_outputs(mini_release):
     def boom(X, mask, seed):
         raise RuntimeError("deliberate")

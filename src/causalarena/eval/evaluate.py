@@ -8,8 +8,7 @@ CLI computes from the same predictions (paper 4.5: one schema, one scorer).
 
 ``method`` may be
 
-* a registered name (``"pc"``, ``"var-sort-regress"``, ...; see ``causalarena methods``): run
-  by :func:`causalarena.eval.runner.run`, with its isolation, time budget and journal;
+* a registered name (``"pc"``, ``"var-sort-regress"``, ...; see ``causalarena methods``);
 * a callable ``f(X, mask, seed)`` returning an adjacency matrix ``(d, d)`` or a pair
   ``(adjacency, edge_scores)``; ``X`` is ``(n, d) float64``, ``mask`` an ``(n, d) bool``
   intervention mask on ``obsint`` splits and ``None`` on ``obs`` splits, ``seed`` the
@@ -17,18 +16,16 @@ CLI computes from the same predictions (paper 4.5: one schema, one scorer).
 * an object with ``fit(X, mask, seed=seed)`` returning the same, or a
   :class:`causalarena.baselines.base.MethodResult` (e.g. a :class:`Method`).
 
-Adjacency convention: ``A[i, j] = 1`` iff ``i -> j``.
+Every kind is run by :func:`causalarena.eval.runner.run_methods` (warm isolated workers, time
+budget, memory limit, journal), so failures, time-outs and invalid outputs are rows exactly as
+in ``causalarena run``.  Adjacency convention: ``A[i, j] = 1`` iff ``i -> j``.
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing as mp
 import tempfile
-import time
-import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -111,168 +108,113 @@ class Leaderboard:
 
 
 # ----------------------------------------------------------------------------------------------
-# running a callable or a fit object
+# a callable or a fit object as a Method for the runner
 # ----------------------------------------------------------------------------------------------
-def _as_result(out: Any) -> tuple[Any, Any, str, dict]:
-    """(adjacency, edge_scores, graph_type, notes) from what a user method returned."""
+def _as_result(out: Any):
+    """A :class:`MethodResult` from what a user method returned."""
+    from causalarena.baselines.base import MethodResult
+
     if hasattr(out, "adjacency") and hasattr(out, "graph_type"):
-        return out.adjacency, getattr(out, "edge_scores", None), out.graph_type, out.notes or {}
+        return MethodResult(
+            None if out.adjacency is None else np.asarray(out.adjacency),
+            None if getattr(out, "edge_scores", None) is None else np.asarray(out.edge_scores),
+            out.graph_type,
+            dict(getattr(out, "notes", None) or {}),
+        )
     if isinstance(out, tuple):
         if len(out) != 2:
             raise TypeError(
                 f"a method must return an adjacency or (adjacency, edge_scores), got a tuple of "
                 f"{len(out)} items"
             )
-        return out[0], out[1], "dag", {}
-    return out, None, "dag", {}
-
-
-def _call(fn: Callable, X: np.ndarray, mask: np.ndarray | None, seed: int) -> tuple:
-    t0 = time.perf_counter()
-    out = fn(X, mask, seed)
-    rt = time.perf_counter() - t0
-    A, S, gtype, notes = _as_result(out)
-    A = None if A is None else np.asarray(A)
-    S = None if S is None else np.asarray(S, dtype=np.float64)
-    return A, S, gtype, notes, rt
-
-
-def _child(conn, fn, X, mask, seed) -> None:  # pragma: no cover - runs in the forked child
-    try:
-        conn.send(("ok", *_call(fn, X, mask, seed), None))
-    except BaseException:
-        conn.send(("failed", None, None, None, {}, None, traceback.format_exc(limit=8)[-4000:]))
-    finally:
-        conn.close()
-
-
-def _run_isolated(fn, X, mask, seed, timeout: float) -> tuple:
-    """Run ``fn`` in a forked child (no pickling of ``fn``) under a wall-time budget."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, fn, X, mask, seed), daemon=True)
-    t0 = time.perf_counter()
-    proc.start()
-    child.close()
-    try:
-        if parent.poll(timeout):
-            try:
-                msg = parent.recv()
-            except EOFError:
-                proc.join(5)
-                return (
-                    "failed",
-                    None,
-                    None,
-                    None,
-                    {},
-                    time.perf_counter() - t0,
-                    f"worker exited with code {proc.exitcode} without a result",
-                )
-            proc.join(5)
-            return msg
-        proc.kill()
-        proc.join(5)
-        return (
-            "timeout",
-            None,
-            None,
-            None,
-            {},
-            time.perf_counter() - t0,
-            f"exceeded the {timeout:g} s wall-time budget",
-        )
-    finally:
-        parent.close()
-        if proc.is_alive():  # pragma: no cover
-            proc.kill()
-
-
-def _as_callable(method: Any) -> tuple[Callable, str, str | None]:
-    """(f(X, mask, seed), name, version) of a callable or an object with ``fit``."""
-    info = getattr(method, "info", None)
-    if hasattr(method, "fit") and callable(method.fit):
-        name = getattr(info, "name", None) or type(method).__name__
-        version = getattr(info, "version", None)
-        return (lambda X, mask, seed: method.fit(X, mask, seed=seed)), str(name), version
-    if callable(method):
-        name = getattr(method, "__name__", None) or type(method).__name__
-        return method, ("custom" if name == "<lambda>" else str(name)), None
-    raise TypeError(
-        f"method must be a registered name, a callable f(X, mask, seed) or an object with "
-        f"fit(X, mask, seed=...), got {type(method).__name__}"
+        A, S = out
+    else:
+        A, S = out, None
+    return MethodResult(
+        None if A is None else np.asarray(A),
+        None if S is None else np.asarray(S, dtype=np.float64),
+        "dag",
+        {},
     )
 
 
-def _run_callable(
-    fn: Callable,
-    name: str,
-    version: str | None,
-    release: Path,
-    config: str,
-    out: Path,
-    *,
-    isolation: str,
-    timeout: float,
-    seed: int,
-    max_d: int | None,
-    replicates: Sequence[int] | None,
-    pretraining_disclosure: str | None,
-    quiet: bool,
-) -> None:
-    from causalarena.eval.predictions import PredictionError, prediction_table, validate_prediction
-    from causalarena.eval.runner import instance_seed, iter_instances, provenance
-    from causalarena.release.io import atomic_write_parquet
-    from causalarena.ui import progress
+class _UserFit:
+    """``fit(X, mask, seed=...)`` around a user callable (picklable with cloudpickle)."""
 
-    prov = provenance(release)
-    reps = None if replicates is None else set(replicates)
-    rows = []
-    instances = list(iter_instances(release, config, max_d=max_d, replicates=reps))
-    with progress(quiet) as bar:
-        task = bar.add_task(f"evaluating {name} on {config}", total=len(instances))
-        for inst in instances:
-            iid = inst["instance_id"]
-            s = instance_seed(iid, seed)
-            mask = inst["mask"] if inst["setting"] == "obsint" else None
-            if isolation == "process":
-                status, A, S, gtype, notes, rt, err = _run_isolated(fn, inst["X"], mask, s, timeout)
-            else:
-                try:
-                    A, S, gtype, notes, rt = _call(fn, inst["X"], mask, s)
-                    status, err = "ok", None
-                except Exception:
-                    status, A, S, gtype, notes, rt = "failed", None, None, None, {}, None
-                    err = traceback.format_exc(limit=8)[-4000:]
-            if status == "ok":
-                try:
-                    A, S = validate_prediction(iid, inst["d"], A, S, gtype or "dag")
-                except PredictionError as exc:
-                    status, err, A, S = "invalid", str(exc), None, None
-            row = {
-                "instance_id": iid,
-                "config": config,
-                "method": name,
-                "method_version": version,
-                "library_version": None,
-                "graph_type": gtype or "dag",
-                "adjacency": None if A is None else A.tolist(),
-                "edge_scores": None if S is None else S.tolist(),
-                "status": status,
-                "runtime_s": rt,
-                "error": err,
-                "notes": json.dumps(notes or {}, sort_keys=True, default=str),
-                "seed": s,
-                "timeout_s": timeout if isolation == "process" else None,
-                **prov,
-            }
-            if pretraining_disclosure is not None:
-                row["pretraining_disclosure"] = pretraining_disclosure
-            rows.append(row)
-            bar.advance(task)
-    path = out / config / f"{name}.parquet"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_parquet(path, prediction_table(rows))
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __call__(self, X, mask=None, *, seed: int = 0, **_: Any):
+        return _as_result(self.fn(X, mask, seed))
+
+
+def _as_method(method: Any, name: str | None):
+    """A :class:`~causalarena.baselines.base.Method` for a callable or an object with ``fit``."""
+    from causalarena.baselines.base import Method, MethodInfo
+
+    if isinstance(method, Method):
+        return (
+            method
+            if name is None
+            else Method(
+                info=replace(method.info, name=name), fit=method.fit, requires=method.requires
+            )
+        )
+    info = getattr(method, "info", None)
+    if hasattr(method, "fit") and callable(method.fit):
+        default = getattr(info, "name", None) or type(method).__name__
+        fit = method.fit
+
+        def fn(X, mask, seed):
+            return fit(X, mask, seed=seed)
+
+        version = getattr(info, "version", None)
+    elif callable(method):
+        default = getattr(method, "__name__", None) or type(method).__name__
+        default = "custom" if default == "<lambda>" else default
+        fn, version = method, None
+    else:
+        raise TypeError(
+            f"method must be a registered name, a callable f(X, mask, seed) or an object with "
+            f"fit(X, mask, seed=...), got {type(method).__name__}"
+        )
+    info = MethodInfo(
+        name=str(name or default),
+        display_name=str(name or default),
+        family="control",  # user code: no family claimed; the field is not reported
+        supports_interventions=True,  # the mask is passed on obsint splits
+        requires_interventions=False,
+        outputs_edge_scores=True,
+        output_graph="dag",
+        library=None,
+        extra=None,
+        defaults={},
+        reference="user-supplied method (causalarena.evaluate)",
+        version=str(version or "user"),
+    )
+    return Method(info=info, fit=_UserFit(fn))
+
+
+def _set_disclosure(path: Path, value: str) -> None:
+    """Write ``pretraining_disclosure`` into every row of one predictions file (atomically)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from causalarena.eval.predictions import disclosure_problem
+    from causalarena.release.io import atomic_write_parquet
+
+    why = disclosure_problem(value)
+    if why:
+        raise ValueError(f"pretraining_disclosure: {why}")
+    t = pq.read_table(path)
+    col = pa.array([value] * t.num_rows, type=pa.string())
+    i = t.schema.get_field_index("pretraining_disclosure")
+    t = (
+        t.set_column(i, "pretraining_disclosure", col)
+        if i >= 0
+        else t.append_column("pretraining_disclosure", col)
+    )
+    atomic_write_parquet(path, t)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -290,6 +232,7 @@ def evaluate(
     seed: int = 0,
     max_d: int | None = None,
     replicates: Sequence[int] | None = None,
+    memory_limit: str | int | None = "auto",
     pretraining_disclosure: str | None = None,
     quiet: bool = True,
 ) -> Leaderboard:
@@ -304,10 +247,10 @@ def evaluate(
     config : str
         One of the release's configs, e.g. ``"synthetic-obs"``.
     isolation : {"process", "none"}, default "process"
-        ``"process"``: each run in its own process with the ``timeout`` budget (a registered
-        name goes through the runner's isolation; a callable runs in a forked child, so it
-        needs no pickling).  ``"none"``: in this process, without a time budget (fast, and
-        a debugger can step into the method).
+        Passed to the runner (:func:`causalarena.eval.runner.run_methods`): ``"process"``
+        runs in warm isolated workers with the ``timeout`` budget and memory limit (a callable
+        reaches them with cloudpickle, so lambdas and closures work); ``"none"`` runs in this
+        process (a debugger can step into the method; no kill, no memory limit).
     out : str or Path, optional
         Predictions folder (``<out>/<config>/<name>.parquet``); default a temporary folder.
     name : str, optional
@@ -321,9 +264,11 @@ def evaluate(
         Skip instances with more variables.
     replicates : sequence of int, optional
         Run only these replicate indices.
+    memory_limit : str, int or None, default "auto"
+        Per-worker memory cap (:func:`causalarena.eval.runner.run_methods`).
     pretraining_disclosure : str, optional
-        For a callable/object: ``"none"``, ``"declared prior"`` or ``"corpus overlap
-        report"``, written into every prediction row when the schema has the column.
+        ``"none"``, ``"declared prior"`` or ``"corpus overlap report"`` (optionally followed by
+        ``": <document>"``), written into every row of the predictions file.
     quiet : bool, default True
         No progress bar on stderr.
 
@@ -342,7 +287,7 @@ def evaluate(
     causalarena.errors.ReleaseError
         Missing release, manifest or config.
     """
-    from causalarena.eval.runner import provenance, run
+    from causalarena.eval.runner import provenance, run_methods
     from causalarena.eval.score import score_predictions
 
     if isolation not in ISOLATIONS:
@@ -352,57 +297,25 @@ def evaluate(
     release = Path(release)
     prov = provenance(release)  # raises on a missing release/manifest
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="causalarena-eval-"))
-    if isinstance(method, str):
-        if isolation == "none":
-            from causalarena.baselines.registry import get_method
-
-            m = get_method(method)
-            _run_callable(
-                lambda X, mask, s: m.fit(X, mask, seed=s),
-                m.info.name,
-                m.info.version,
-                release,
-                config,
-                folder,
-                isolation="none",
-                timeout=timeout,
-                seed=seed,
-                max_d=max_d,
-                replicates=replicates,
-                pretraining_disclosure=pretraining_disclosure,
-                quiet=quiet,
-            )
-        else:
-            res = run(
-                release,
-                config,
-                [method],
-                folder,
-                timeout=timeout,
-                seed=seed,
-                max_d=max_d,
-                replicates=None if replicates is None else list(replicates),
-                quiet=quiet,
-            )
-            if method in res["missing"]:
-                raise ImportError(f"method {method!r} cannot run here: {res['missing'][method]}")
-    else:
-        fn, default_name, version = _as_callable(method)
-        _run_callable(
-            fn,
-            name or default_name,
-            version,
-            release,
-            config,
-            folder,
-            isolation=isolation,
-            timeout=timeout,
-            seed=seed,
-            max_d=max_d,
-            replicates=replicates,
-            pretraining_disclosure=pretraining_disclosure,
-            quiet=quiet,
-        )
+    m = method if isinstance(method, str) else _as_method(method, name)
+    label = m if isinstance(m, str) else m.info.name
+    res = run_methods(
+        release,
+        config,
+        [m],
+        folder,
+        timeout=timeout,
+        memory_limit=memory_limit,
+        seed=seed,
+        max_d=max_d,
+        replicates=None if replicates is None else list(replicates),
+        isolation=isolation,
+        quiet=quiet,
+    )
+    if label in res["missing"]:
+        raise ImportError(f"method {label!r} cannot run here: {res['missing'][label]}")
+    if pretraining_disclosure is not None:
+        _set_disclosure(folder / config / f"{label}.parquet", pretraining_disclosure)
     scores = score_predictions(release, folder)
     scores = scores[scores["config"] == config].reset_index(drop=True)
     return Leaderboard(
