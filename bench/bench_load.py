@@ -13,7 +13,7 @@ per row) for
 - ``causalarena.load``: the package loader (streaming) plus :func:`causalarena.to_numpy`;
 - ``datasets numpy``/``torch, d-views``: the same rows through the card's fixed-d views
   (``<config>-dNNN``, ``datasets.Array2D`` features), when the card declares them (and torch
-  is installed).
+  is installed); ``B=8``: the views in numpy batches of 8 rows (``X`` arrives ``(8, n, d)``).
 
 The ``X``/``mask``/``adjacency`` columns say what each reader hands over before any conversion
 (``f32 (n,d)`` = float32 ndarray of the row's shape), and ``ratio`` is time relative to pyarrow
@@ -37,12 +37,14 @@ import pyarrow.parquet as pq
 SHORT = {"float32": "f32", "float64": "f64", "bool": "bool", "int8": "i8", "int64": "i64"}
 
 
-def describe(value: Any, shape: tuple[int, int], label: str = "(n,d)") -> str:
+def describe(value: Any, shape: tuple[int, ...], label: str = "(n,d)") -> str:
     """Short description of what a reader handed over for one array column."""
     if isinstance(value, np.ndarray):
         if value.dtype == object:
             return f"object{value.shape}"
         dims = label if value.shape == shape else str(value.shape)
+        if len(shape) == 3 and value.shape == shape:
+            dims = "(B,n,d)"
         return f"{SHORT.get(str(value.dtype), str(value.dtype))} {dims}"
     if hasattr(value, "numpy") and hasattr(value, "dtype"):  # torch.Tensor
         return f"torch {SHORT.get(str(value.dtype).replace('torch.', ''), value.dtype)}"
@@ -144,6 +146,15 @@ def read_views(fmt: str):
     return read
 
 
+def read_views_batched(folder: Path, config: str, shards: list[str], batch_size: int = 8):
+    """Fixed-d views in numpy batches of ``batch_size`` rows: ``X`` arrives (B, n, d)."""
+    for view in views_of(folder, config):
+        for b in _stream(folder, view, "numpy").iter(batch_size=batch_size):
+            for i in range(len(b["X"])):
+                shape = (int(b["n_obs"][i]) + int(b["n_int"][i]), int(b["d"][i]))
+                yield b["X"][i], b["X"], b["mask"], b["adjacency"], shape
+
+
 def read_datasets_arrow(folder: Path, config: str, shards: list[str]):
     for table in _stream(folder, config, "arrow"):
         arrs = next(arrays_of(table))
@@ -178,6 +189,7 @@ READERS: dict[str, Callable] = {
     "causalarena.load": read_causalarena,
     "datasets numpy, d-views": read_views("numpy"),
     "datasets torch, d-views": read_views("torch"),
+    "datasets numpy, d-views, B=8": read_views_batched,
 }
 
 
@@ -191,10 +203,12 @@ def measure(folder: Path, configs: dict[str, list[str]], reader: Callable) -> di
             xbytes += x.size * 4
             checksum += float(x[0, 0])  # touch the data
             if not seen:
+                if raw_x is not x and getattr(raw_x, "ndim", 0) == 3:  # a (B, n, d) batch
+                    shape = raw_x.shape
                 seen = {
                     "X": describe(raw_x, shape),
                     "mask": describe(raw_mask, shape),
-                    "adjacency": describe(raw_adj, (shape[1], shape[1]), "(d,d)"),
+                    "adjacency": describe(raw_adj, (shape[-1], shape[-1]), "(d,d)"),
                 }
     wall = time.perf_counter() - t0
     return {
@@ -253,7 +267,7 @@ def main(argv: list[str] | None = None) -> None:
         f"configs {', '.join(configs)}: {rows_total} rows, "
         f"{next(iter(results.values()))['xbytes'] / 1e6:.1f} MB of X"
     )
-    head = f"{'reader':<25}{'open s':>7}{'rows/s':>8}{'MB/s X':>8}{'vs pyarrow':>11}"
+    head = f"{'reader':<30}{'open s':>7}{'rows/s':>8}{'MB/s X':>8}{'vs pyarrow':>11}"
     head += f"{'rows/s*':>8}{'MB/s X*':>8}{'vs pyarrow*':>12}  "
     print(head + f"{'X':<15}{'mask':<13}{'adjacency':<13}")
     for name, r in results.items():
@@ -263,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{ref['wall'] / r['wall']:.2f}x" if ref else "-"
         ratio_read = f"{ref['wall'] / read:.2f}x" if ref else "-"
         print(
-            f"{name:<25}{r['open']:>7.2f}{r['rows'] / r['wall']:>8.1f}"
+            f"{name:<30}{r['open']:>7.2f}{r['rows'] / r['wall']:>8.1f}"
             f"{r['xbytes'] / r['wall'] / 1e6:>8.1f}{ratio:>11}"
             f"{r['rows'] / read:>8.1f}{r['xbytes'] / read / 1e6:>8.1f}{ratio_read:>12}  "
             f"{r['X']:<15}{r['mask']:<13}{r['adjacency']:<13}"

@@ -160,6 +160,49 @@ def test_zarr_matches_parquet(built):
                 assert np.array_equal(z.times.isel(episode=e).values[:T], r["times"])
 
 
+def test_zarr_has_coordinates_truth_interventions_queries_and_documented_padding(built):
+    """Same join key as Parquet (episode_id), every padded cell explained by valid /
+    query_valid and a padding attribute, ground truth and queries equal the Parquet rows."""
+    pytest.importorskip("xarray")
+    from causalarena.generator.temporal.storage import ZARR_PADDING, open_zarr
+
+    for name in ("dot-generic", "dot-observed", "dot-continuous-irregular"):
+        z = open_zarr(built / "zarr" / f"{name}.zarr")
+        assert {"episode_id", "variable_name"} <= set(z.coords)
+        assert {"episode", "time", "variable"} <= set(z.dims)
+        for v in z.data_vars:
+            assert z[v].attrs.get("description"), v
+        for v in ZARR_PADDING:
+            if v in z:
+                assert z[v].attrs["padding"] == ZARR_PADDING[v]
+        rows = load_rows(built, name)
+        assert [str(x) for x in z.episode_id.values] == [r["episode_id"] for r in rows]
+        for e, r in enumerate(rows):
+            T, N = r["x_obs"].shape
+            ze = z.isel(episode=e)
+            valid = ze.valid.values
+            assert valid.sum() == T * N and valid[:T, :N].all()
+            x = ze.x_obs.values
+            missing = ze.mask.values if "mask" in z else np.zeros_like(valid)
+            assert np.array_equal(np.isnan(x), ~valid | missing)  # no unexplained NaN
+            assert int(ze.n_times) == T and int(ze.n_vars) == N
+            assert [str(v) for v in ze.variable_name.values[:N]] == list(r["variables"])
+            assert set(map(str, ze.variable_name.values[N:])) <= {""}
+            assert np.array_equal(ze.adjacency_inst.values[:N, :N], r["adjacency_inst"])
+            assert ze.adjacency_inst.values[N:].sum() == 0
+            L = r["adjacency_lag"].shape[0]
+            if L:
+                assert np.array_equal(ze.adjacency_lag.values[:L, :N, :N], r["adjacency_lag"])
+            q = len(r["query_times"])
+            assert int(ze.n_queries) == q and ze.query_valid.values.sum() == q
+            assert np.array_equal(ze.query_times.values[:q], r["query_times"])
+            assert np.array_equal(ze.y_true.values[:q], r["y_true"])
+            assert np.isnan(ze.y_true.values[q:]).all() and (ze.query_times.values[q:] == -1).all()
+            assert str(ze.intervention_target.values) == r["intervention_target"]
+            assert int(ze.onset) == r["onset"] and int(ze.query_column) == r["query_column"]
+            assert json.loads(str(ze.intervention.values)) == r["intervention"]
+
+
 # ---------------------------------------------------------------------------------- harness
 class Snoop:
     """A malicious model: tries every way it knows to reach the answer."""

@@ -17,15 +17,19 @@ and ``y_factual`` the same rows of the factual arm (complete even where ``mask``
 
 Zarr
 ----
-``<out>/zarr/<suite>.zarr`` (Zarr format 3, written with zarr-python): arrays ``x_obs``,
-``x_int`` ``(episode, time, variable)`` float32 padded with NaN to the suite's largest ``M`` and
-``N``, ``mask`` (bool, ``dot-observed``), ``times`` ``(episode, time)`` (continuous suites),
-per-episode ``n_times``, ``n_vars``, ``query_column``, ``onset`` and the coordinate ``episode``
-(the pool index).  Dimension names are stored as Zarr v3 ``dimension_names`` so
-``xarray.open_zarr`` opens it lazily with named dimensions.  Chunks hold one episode; chunks
-are grouped in shards of :data:`ZARR_SHARD_EPISODES` episodes (a divisor of every Parquet shard size) (Zarr v3 sharding codec), so the
-store has few files while reads stay per-episode.  The store is written to a temporary folder
-and renamed into place; every file in it is checksummed in the manifest.
+``<out>/zarr/<config>.zarr`` (Zarr format 3, written with zarr-python, see :func:`write_zarr`):
+coordinates ``episode`` (pool index) with ``episode_id`` (the Parquet join key), ``time``,
+``variable`` (and ``variable_name`` per episode); trajectories ``x_obs``/``x_int``
+``(episode, time, variable)`` float32 (``mask``, ``times`` where the suite has them); ground
+truth ``adjacency_inst``/``adjacency_lag``; the intervention and the queries with ``y_true``.
+Episodes differ in length and width, so arrays are padded to the config's largest; every
+padded variable documents its padding (``attrs["padding"]``) and ``valid`` /
+``query_valid`` / ``n_times`` / ``n_vars`` / ``n_queries`` mark the real cells.  Dimension
+names are stored as Zarr v3 ``dimension_names`` so ``xarray.open_zarr`` opens it lazily with
+named dimensions.  Chunks hold one episode; chunks are grouped in shards of
+:data:`ZARR_SHARD_EPISODES` episodes (Zarr v3 sharding codec), so the store has few files
+while reads stay per-episode.  The store is written to a temporary folder and renamed into
+place; every file in it is checksummed in the manifest.
 """
 
 from __future__ import annotations
@@ -247,9 +251,106 @@ def _flat(col: pa.ChunkedArray, depth: int) -> np.ndarray:
     return a.to_numpy(zero_copy_only=False)
 
 
+#: Per-episode columns of the Zarr store, copied from Parquet (name -> (dtype, fill)).
+_EPISODE_VARS: dict[str, tuple[str, Any]] = {
+    "intervention": ("str", ""),
+    "intervention_type": ("str", ""),
+    "intervention_target": ("str", ""),
+    "onset": ("int32", -1),
+    "window_end": ("int32", -1),
+    "query_var": ("str", ""),
+    "query_column": ("int32", -1),
+    "structure": ("str", ""),
+    "identifiable": ("bool", False),
+    "null_effect": ("bool", False),
+}
+
+#: What each store variable holds (written as its ``description`` attribute).
+ZARR_DOCS: dict[str, str] = {
+    "episode": "pool index of the episode (dimension coordinate)",
+    "episode_id": "episode id, the join key of the Parquet configs' episode_id column",
+    "time": "row index of the trajectory (0 .. n_times - 1 are observed rows)",
+    "variable": "column slot (0 .. n_vars - 1 hold the episode's released variables)",
+    "variable_to": "column slot of the child in the adjacency arrays",
+    "lag": "lag k >= 1 of adjacency_lag",
+    "query": "query slot (0 .. n_queries - 1 are the episode's queries)",
+    "variable_name": "name of the variable in each slot ('' past n_vars)",
+    "x_obs": "factual arm, float32 (NaN where mask is True in dot-observed)",
+    "x_int": "intervened arm, float32 (same exogenous noise as x_obs)",
+    "mask": "True where the factual value is missing (dot-observed)",
+    "times": "observation times (continuous suites)",
+    "valid": "True for the episode's real cells (time < n_times and variable < n_vars)",
+    "n_times": "observed rows of the episode",
+    "n_vars": "released variables of the episode",
+    "n_queries": "queries of the episode",
+    "adjacency_inst": "A0[i, j] = 1 iff X^i_t -> X^j_t (released variables; 0 padding)",
+    "adjacency_lag": "A_lag[k-1, i, j] = 1 iff X^i_{t-k} -> X^j_t (0 padding)",
+    "intervention": "the intervention as JSON",
+    "intervention_type": "intervention type",
+    "intervention_target": "intervened variable",
+    "onset": "first row at or after the intervention onset",
+    "window_end": "last row of a window intervention (-1 if none)",
+    "query_var": "queried variable",
+    "query_column": "variable slot of the queried variable",
+    "query_times": "rows of the queries (-1 past n_queries)",
+    "query_offsets": "offsets of the queries after onset (-1 past n_queries)",
+    "y_true": "exact target x_int[query_times, query_column] (float64; NaN past n_queries)",
+    "y_factual": "x_obs at the query rows, complete (float64; NaN past n_queries)",
+    "query_valid": "True for the episode's queries (query < n_queries)",
+    "structure": "identification structure",
+    "identifiable": "whether the effect is identifiable from the observed variables",
+    "null_effect": "whether the intervention cannot change the query",
+}
+
+#: Padding of each padded variable (``attrs["padding"]``); the ``valid``/``query_valid``
+#: masks and ``n_times``/``n_vars``/``n_queries`` say which cells are real.
+ZARR_PADDING: dict[str, str] = {
+    "x_obs": "NaN where valid is False",
+    "x_int": "NaN where valid is False",
+    "mask": "False where valid is False",
+    "times": "NaN at time >= n_times",
+    "variable_name": "'' at variable >= n_vars",
+    "adjacency_inst": "0 at variable or variable_to >= n_vars",
+    "adjacency_lag": "0 at lag > max_lag or variable / variable_to >= n_vars",
+    "query_times": "-1 where query_valid is False",
+    "query_offsets": "-1 where query_valid is False",
+    "y_true": "NaN where query_valid is False",
+    "y_factual": "NaN where query_valid is False",
+}
+
+
+def _padded(col: pa.ChunkedArray, shape: tuple[int, ...], dtype: str, fill: Any) -> np.ndarray:
+    """Rows of a (nested) list column as one array padded with ``fill`` to ``shape``."""
+    out = np.full(shape, fill, dtype=dtype)
+    for e, v in enumerate(col.to_pylist()):
+        if v is None or len(v) == 0:
+            continue
+        a = np.asarray(v, dtype=dtype)
+        out[(e, *(slice(0, k) for k in a.shape))] = a
+    return out
+
+
 def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
-    """Write the array store of one suite from its Parquet shards, one shard at a time
+    """Write the array store of one config from its Parquet shards, one shard at a time
     (written to a temporary folder, then renamed into place).
+
+    Layout (Zarr format 3, dimension names for ``xarray.open_zarr``; every variable has a
+    ``description`` attribute, every padded one a ``padding`` attribute):
+
+    - coordinates ``episode`` (pool index), ``episode_id`` (episode) - the Parquet join key -,
+      ``time``, ``variable``, ``variable_to``, ``lag``, ``query`` (integer ranges) and
+      ``variable_name`` (episode, variable);
+    - trajectories ``x_obs``, ``x_int`` (episode, time, variable) float32, ``mask`` (bool,
+      ``dot-observed``), ``times`` (episode, time) float64 (continuous suites), padded as
+      :data:`ZARR_PADDING` says, with ``valid`` (episode, time, variable) bool and
+      ``n_times``/``n_vars`` marking the real cells;
+    - ground truth ``adjacency_inst`` (episode, variable, variable_to) and ``adjacency_lag``
+      (episode, lag, variable, variable_to) int8;
+    - interventions ``intervention`` (JSON), ``intervention_type``, ``intervention_target``,
+      ``onset``, ``window_end``;
+    - queries ``query_var``, ``query_column``, ``query_times``, ``query_offsets``, ``y_true``,
+      ``y_factual`` (episode, query), ``query_valid``, ``n_queries``; and ``structure``,
+      ``identifiable``, ``null_effect``.
 
     Returns
     -------
@@ -260,16 +361,31 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
     import zarr
 
     path = Path(path)
-    meta = pa.concat_tables(
-        [pq.read_table(p, columns=["index", "T", "n_vars", "times", "mask"]) for p in shard_paths]
-    )
+    small = [
+        "episode_id",
+        "index",
+        "T",
+        "n_vars",
+        "variables",
+        "times",
+        "mask",
+        "adjacency_inst",
+        "adjacency_lag",
+        "query_times",
+        "query_offsets",
+        "y_true",
+        "y_factual",
+        *_EPISODE_VARS,
+    ]
+    meta = pa.concat_tables([pq.read_table(p, columns=small) for p in shard_paths])
     E = meta.num_rows
     Ts = np.asarray(meta["T"].to_numpy(), dtype=np.int64)
     Ns = np.asarray(meta["n_vars"].to_numpy(), dtype=np.int64)
-    Tm, Nm = int(Ts.max()), int(Ns.max())
+    Qs = np.asarray([len(q) for q in meta["query_times"].to_pylist()], dtype=np.int64)
+    Ls = np.asarray([len(a or []) for a in meta["adjacency_lag"].to_pylist()], dtype=np.int64)
+    Tm, Nm, Qm, Lm = int(Ts.max()), int(Ns.max()), int(Qs.max()), int(Ls.max())
     has_times = meta["times"].null_count < E
     has_mask = meta["mask"].null_count < E
-    del meta
     tmp = path.parent / f".{path.name}.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -278,48 +394,46 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
     sh = min(ZARR_SHARD_EPISODES, E)
     shard_ok = zarr_supports_sharding()
 
-    def arr(name, shape, dtype, dims, fill):
+    def arr(name, shape, dtype, dims, fill, coords: str | None = None):
         if len(shape) == 1:
-            return root.create_array(
-                name, shape=shape, chunks=(E,), dtype=dtype, fill_value=fill, dimension_names=dims
+            a = root.create_array(
+                name,
+                shape=shape,
+                chunks=shape if dims[0] != "episode" else (E,),
+                dtype=dtype,
+                fill_value=fill,
+                dimension_names=dims,
             )
-        kw = {"shards": (sh,) + shape[1:]} if shard_ok else {}
-        return root.create_array(
-            name,
-            shape=shape,
-            chunks=(1,) + shape[1:],
-            dtype=dtype,
-            fill_value=fill,
-            dimension_names=dims,
-            **kw,
-        )
+        else:
+            kw = {"shards": (sh,) + shape[1:]} if shard_ok else {}
+            a = root.create_array(
+                name,
+                shape=shape,
+                chunks=(1,) + shape[1:],
+                dtype=dtype,
+                fill_value=fill,
+                dimension_names=dims,
+                **kw,
+            )
+        attrs = {"description": ZARR_DOCS[name]}
+        if name in ZARR_PADDING:
+            attrs["padding"] = ZARR_PADDING[name]
+        if coords:
+            attrs["coordinates"] = coords
+        a.attrs.update(attrs)
+        return a
 
+    coords = "episode_id variable_name"
     dims3 = ("episode", "time", "variable")
     za = {
-        "x_obs": arr("x_obs", (E, Tm, Nm), "float32", dims3, float("nan")),
-        "x_int": arr("x_int", (E, Tm, Nm), "float32", dims3, float("nan")),
+        "x_obs": arr("x_obs", (E, Tm, Nm), "float32", dims3, float("nan"), coords),
+        "x_int": arr("x_int", (E, Tm, Nm), "float32", dims3, float("nan"), coords),
     }
     if has_mask:
-        za["mask"] = arr("mask", (E, Tm, Nm), "bool", dims3, False)
-    if has_times:
-        za["times"] = arr("times", (E, Tm), "float64", ("episode", "time"), float("nan"))
-    per_ep = {k: [] for k in ("episode", "query_column", "onset")}
+        za["mask"] = arr("mask", (E, Tm, Nm), "bool", dims3, False, coords)
     off = 0
     for p in shard_paths:
-        t = pq.read_table(
-            p,
-            columns=[
-                "index",
-                "x_obs",
-                "x_int",
-                "times",
-                "mask",
-                "query_column",
-                "onset",
-                "T",
-                "n_vars",
-            ],
-        )
+        t = pq.read_table(p, columns=["x_obs", "x_int", "mask", "T", "n_vars"])
         R = t.num_rows
         Tr = t["T"].to_numpy().astype(np.int64)
         Nr = t["n_vars"].to_numpy().astype(np.int64)
@@ -343,25 +457,70 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
                 block[e, : Tr[e], : Nr[e]] = flat[pos : pos + n].reshape(Tr[e], Nr[e])
                 pos += n
             za[name][off : off + R] = block
-        if "times" in za:
-            flat = _flat(t["times"], 1)
-            block = np.full((R, Tm), np.nan)
-            nulls = t["times"].is_null().to_numpy(zero_copy_only=False)
-            pos = 0
-            for e in range(R):
-                if not nulls[e]:
-                    block[e, : Tr[e]] = flat[pos : pos + Tr[e]]
-                    pos += Tr[e]
-            za["times"][off : off + R] = block
-        per_ep["episode"].append(t["index"].to_numpy())
-        per_ep["query_column"].append(t["query_column"].to_numpy())
-        per_ep["onset"].append(t["onset"].to_numpy())
         off += R
-    arr("n_times", (E,), "int32", ("episode",), 0)[...] = Ts.astype(np.int32)
-    arr("n_vars", (E,), "int32", ("episode",), 0)[...] = Ns.astype(np.int32)
-    for name, dt in (("episode", "int64"), ("query_column", "int32"), ("onset", "int32")):
-        arr(name, (E,), dt, ("episode",), 0)[...] = np.concatenate(per_ep[name]).astype(dt)
-    root.attrs["description"] = "causalarena temporal suite arrays; see the dataset card"
+    if has_times:
+        arr("times", (E, Tm), "float64", ("episode", "time"), float("nan"), "episode_id")[...] = (
+            _padded(meta["times"], (E, Tm), "float64", np.nan)
+        )
+    valid = (np.arange(Tm)[None, :, None] < Ts[:, None, None]) & (
+        np.arange(Nm)[None, None, :] < Ns[:, None, None]
+    )
+    arr("valid", (E, Tm, Nm), "bool", dims3, False, coords)[...] = valid
+    # coordinates
+    arr("episode", (E,), "int64", ("episode",), 0)[...] = meta["index"].to_numpy()
+    arr("episode_id", (E,), str, ("episode",), "")[...] = np.asarray(
+        meta["episode_id"].to_pylist(), dtype=str
+    )
+    for name, n, start in (("time", Tm, 0), ("variable", Nm, 0), ("variable_to", Nm, 0)):
+        arr(name, (n,), "int32", (name,), 0)[...] = np.arange(start, start + n, dtype=np.int32)
+    if Lm:
+        arr("lag", (Lm,), "int32", ("lag",), 0)[...] = np.arange(1, Lm + 1, dtype=np.int32)
+    if Qm:
+        arr("query", (Qm,), "int32", ("query",), 0)[...] = np.arange(Qm, dtype=np.int32)
+    names = np.full((E, Nm), "", dtype=object)
+    for e, v in enumerate(meta["variables"].to_pylist()):
+        names[e, : len(v)] = v
+    arr("variable_name", (E, Nm), str, ("episode", "variable"), "")[...] = names.astype(str)
+    # counts, ground truth, interventions, queries
+    for name, v in (("n_times", Ts), ("n_vars", Ns), ("n_queries", Qs)):
+        arr(name, (E,), "int32", ("episode",), 0, "episode_id")[...] = v.astype(np.int32)
+    arr("adjacency_inst", (E, Nm, Nm), "int8", ("episode", "variable", "variable_to"), 0, coords)[
+        ...
+    ] = _padded(meta["adjacency_inst"], (E, Nm, Nm), "int8", 0)
+    if Lm:
+        arr(
+            "adjacency_lag",
+            (E, Lm, Nm, Nm),
+            "int8",
+            ("episode", "lag", "variable", "variable_to"),
+            0,
+            coords,
+        )[...] = _padded(meta["adjacency_lag"], (E, Lm, Nm, Nm), "int8", 0)
+    for name, (dtype, fill) in _EPISODE_VARS.items():
+        col = meta[name].to_pylist()
+        values = np.asarray([fill if x is None else x for x in col], dtype=dtype)
+        arr(name, (E,), str if dtype == "str" else dtype, ("episode",), fill, "episode_id")[...] = (
+            values
+        )
+    if Qm:
+        qdims = ("episode", "query")
+        for name, dtype, fill in (
+            ("query_times", "int32", -1),
+            ("query_offsets", "int32", -1),
+            ("y_true", "float64", np.nan),
+            ("y_factual", "float64", np.nan),
+        ):
+            arr(name, (E, Qm), dtype, qdims, fill, "episode_id")[...] = _padded(
+                meta[name], (E, Qm), dtype, fill
+            )
+        arr("query_valid", (E, Qm), "bool", qdims, False, "episode_id")[...] = (
+            np.arange(Qm)[None, :] < Qs[:, None]
+        )
+    root.attrs["description"] = (
+        "causalarena temporal suite arrays: one episode per index of the episode dimension, "
+        "joined to the Parquet rows by episode_id; padded cells are described by each "
+        "variable's 'padding' attribute and the valid/query_valid masks"
+    )
     root.attrs["sharded"] = bool(shard_ok)
     root.attrs["episodes_per_shard"] = int(sh)
     import warnings
