@@ -292,3 +292,33 @@ def test_plugin_methods_are_listed(plugins, capsys):
     assert rc == 0
     line = next(ln for ln in out.splitlines() if ln.startswith("test-setup "))
     assert "available" in line
+
+
+def test_failed_setup_fails_every_run_once(mini_release, tmp_path, plugins, d10):
+    res = run_methods(
+        mini_release, "synthetic-obs", ["test-bad-setup", "test-empty"], tmp_path / "p",
+        instances=d10[:3], quiet=True,
+    )  # fmt: skip
+    assert res["counts"] == {"test-bad-setup": {"failed": 3}, "test-empty": {"ok": 3}}
+    for row in _rows(tmp_path / "p", "test-bad-setup"):
+        assert "setup of test-bad-setup failed" in row["error"]
+        assert "no checkpoint at /nonexistent" in row["error"]
+
+
+def test_run_one(plugins):
+    import numpy as np
+
+    from causalarena.eval.runner import run_one
+
+    X = np.random.default_rng(0).normal(size=(200, 4))
+    X[:, 1] += 2 * X[:, 0]
+    ok = run_one("random-regress", X, seed=3, timeout=60)
+    same = run_one("random-regress", X, seed=3, isolation="none")
+    assert ok.status == "ok" and ok.adjacency.shape == (4, 4) and ok.adjacency.dtype == np.int8
+    assert np.array_equal(ok.adjacency, same.adjacency)
+    slow = run_one("test-sleepy", X, timeout=0.5)
+    assert slow.status == "timeout" and slow.adjacency is None
+    bad = run_one("test-bad-shape", X)
+    assert bad.status == "invalid" and "adjacency has shape 2 x 2" in bad.error
+    with pytest.raises(RunOptionError, match="timeout=nan"):
+        run_one("random-regress", X, timeout=float("nan"))

@@ -143,3 +143,11 @@ for name, fn, kw in [
 
 if "test-setup" not in all_method_infos():
     register(Method(info=_info("test-setup"), fit=_with_state, setup=_setup))
+
+
+def _bad_setup():
+    raise RuntimeError("no checkpoint at /nonexistent")
+
+
+if "test-bad-setup" not in all_method_infos():
+    register(Method(info=_info("test-bad-setup"), fit=_with_state, setup=_bad_setup))
