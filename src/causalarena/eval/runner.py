@@ -122,12 +122,15 @@ def _flat(column, dtype, d: int) -> np.ndarray:
     import pyarrow as pa
 
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    while (
-        pa.types.is_list(arr.type)
-        or pa.types.is_large_list(arr.type)
-        or (pa.types.is_fixed_size_list(arr.type))
-    ):
-        arr = arr.flatten()
+    while True:  # the child values of the slice (ListArray.flatten imports pyarrow.compute)
+        if pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+            lo, hi = arr.offsets[0].as_py(), arr.offsets[len(arr)].as_py()
+            arr = arr.values.slice(lo, hi - lo)
+        elif pa.types.is_fixed_size_list(arr.type):
+            size = arr.type.list_size
+            arr = arr.values.slice(arr.offset * size, len(arr) * size)
+        else:
+            break
     n, off = len(arr), arr.offset
     kinds = {pa.float32(): np.float32, pa.float64(): np.float64, pa.int8(): np.int8}
     if arr.null_count == 0 and pa.types.is_boolean(arr.type):  # bit-packed

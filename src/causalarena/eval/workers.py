@@ -791,9 +791,30 @@ class InProcessPool:
     def run(self, job: Job) -> Outcome:
         return next(iter(self.map([job])))[1]
 
-    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+    def _one(self, job: Job, mkey: str) -> Outcome:
         from threadpoolctl import threadpool_limits
 
+        try:
+            method = resolve_method(job.method, self.plugins)
+            if mkey not in self.state:
+                self.state[mkey] = method.setup() if method.setup is not None else None
+        except (Exception, SystemExit):  # a library calling sys.exit is a failure too
+            self.broken[mkey] = f"setup of {mkey} failed: " + traceback.format_exc(limit=8)[-4000:]
+            return Outcome("failed", error=self.broken[mkey])
+        t0 = time.perf_counter()
+        try:
+            with threadpool_limits(1):
+                res = _as_result(
+                    method.run(job.X, job.mask, seed=job.seed, state=self.state[mkey]),
+                    method.info.output_graph,
+                )
+        except (Exception, SystemExit):
+            rt = time.perf_counter() - t0
+            return Outcome("failed", runtime_s=rt, error=traceback.format_exc(limit=8)[-4000:])
+        rt = time.perf_counter() - t0
+        return Outcome("ok", res.adjacency, res.edge_scores, res.graph_type, res.notes, rt)
+
+    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
         for job in jobs:
             mkey = method_key(job.method)
             out, err = io.StringIO(), io.StringIO()
@@ -801,38 +822,13 @@ class InProcessPool:
                 yield job, Outcome("failed", error=self.broken[mkey])
                 continue
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    method = resolve_method(job.method, self.plugins)
-                    if mkey not in self.state:
-                        self.state[mkey] = method.setup() if method.setup is not None else None
-                except Exception:
-                    self.broken[mkey] = (
-                        f"setup of {mkey} failed: " + traceback.format_exc(limit=8)[-4000:]
-                    )
-                    yield job, Outcome("failed", error=self.broken[mkey])
-                    continue
-                t0 = time.perf_counter()
-                try:
-                    with threadpool_limits(1):
-                        res = _as_result(
-                            method.run(job.X, job.mask, seed=job.seed, state=self.state[mkey]),
-                            method.info.output_graph,
-                        )
-                    rt = time.perf_counter() - t0
-                    outcome = Outcome(
-                        "ok", res.adjacency, res.edge_scores, res.graph_type, res.notes, rt
-                    )
-                except Exception:
-                    rt = time.perf_counter() - t0
-                    outcome = Outcome(
-                        "failed", runtime_s=rt, error=traceback.format_exc(limit=8)[-4000:]
-                    )
-            if rt > self.timeout:
+                outcome = self._one(job, mkey)
+            if outcome.status == "ok" and outcome.runtime_s > self.timeout:
                 outcome = Outcome(
                     "timeout",
-                    runtime_s=rt,
-                    error=f"took {rt:.3g} s, beyond the {self.timeout:g} s wall-time budget "
-                    "(isolation='none' cannot stop a run; its output is dropped)",
+                    runtime_s=outcome.runtime_s,
+                    error=f"took {outcome.runtime_s:.3g} s, beyond the {self.timeout:g} s "
+                    "wall-time budget (isolation='none' cannot stop a run; its output is dropped)",
                 )
             outcome.stdout = _cap(out.getvalue())
             outcome.stderr = _cap(err.getvalue())
