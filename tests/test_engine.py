@@ -179,3 +179,33 @@ def test_workers_exit_when_the_parent_dies(tmp_path):
     proc.wait(timeout=10)
     gone, alive = psutil.wait_procs(kids, timeout=10)
     assert not alive, f"workers still running after the parent died: {[k.pid for k in alive]}"
+
+
+def _cli(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("causalarena")
+    src = str(HERE.parent / "src")
+    return subprocess.run(
+        [str(exe), *args],
+        env={**os.environ, "PYTHONPATH": src, **env},
+        capture_output=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize("suite", ["dot-generic", "arena-synthetic"])
+def test_real_family_killed_at_first_temporary_file_resumes_to_the_same_bytes(
+    suite, tmp_path, mini_release
+):
+    """A registered family (through the CLI): SIGKILL right after the first temporary file,
+    rerun, and every published file has the sha256 of an uninterrupted build."""
+    killed, clean = tmp_path / "killed", tmp_path / "clean"
+    args = ["build", suite, "--scale", "mini", "--quiet"]
+    res = _cli([*args, "--out", str(killed)], {"CAUSALARENA_TEST_KILL_AT_FIRST_TEMP": "1"})
+    assert res.returncode == -signal.SIGKILL
+    assert list(killed.rglob("*.tmp")) and not (killed / "manifest.json").exists()
+    assert _cli([*args, "--out", str(killed)], {}).returncode == 0
+    if suite == "arena-synthetic":
+        clean = mini_release
+    else:
+        assert _cli([*args, "--out", str(clean)], {}).returncode == 0
+    assert _shas(killed) == _shas(clean)

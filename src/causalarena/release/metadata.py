@@ -764,7 +764,8 @@ def _collect_generic_metadata(
         intended_uses=list(text.intended_uses) or ["Benchmarking."],
         out_of_scope_uses=list(text.out_of_scope_uses),
         overlap_guidance=list(text.overlap_guidance),
-        limitations=list(text.limitations),
+        limitations=list(text.limitations)
+        or ["The family declared no limitations; read its documentation before use."],
     )
 
 
