@@ -91,3 +91,20 @@ def test_cdfm_never_downloads(monkeypatch, tmp_path):
         cdfm_method.resolve_checkpoint()
     with pytest.raises(FileNotFoundError, match="missing config.json"):
         cdfm_method.resolve_checkpoint(tmp_path)
+
+
+def test_cdfm_setup_hook_loads_once_per_worker(random_cdfm_checkpoint, monkeypatch):
+    from causalarena.baselines import cdfm_method
+
+    monkeypatch.setattr(cdfm_method, "_LOADED", {})
+    monkeypatch.delenv(cdfm_method.CHECKPOINT_ENV, raising=False)
+    method = get_method("cdfm")
+    assert method.setup() is None and not cdfm_method._LOADED  # no checkpoint: nothing loaded
+    monkeypatch.setenv(cdfm_method.CHECKPOINT_ENV, str(random_cdfm_checkpoint))
+    state = method.setup()
+    assert state == str(random_cdfm_checkpoint.resolve()) and len(cdfm_method._LOADED) == 1
+    loaded = next(iter(cdfm_method._LOADED.values()))
+    X = np.random.default_rng(2).normal(size=(80, 4))
+    res = method.run(X, None, seed=0, state=state)
+    assert res.adjacency.shape == (4, 4)
+    assert next(iter(cdfm_method._LOADED.values())) is loaded

@@ -6,8 +6,9 @@ The adapter loads a released checkpoint (a folder with ``config.json`` and
 ``DMIRLAB/CDFM`` (looked up with ``local_files_only=True``).  It never downloads weights; with
 no checkpoint the run fails with a message saying how to get one
 (``huggingface-cli download DMIRLAB/CDFM``).  The loaded model is kept per worker process
-and checkpoint, so its load cost is paid once per worker (the ``T_fixed`` of the paper's
-runtime model) however many instances follow.
+and checkpoint: the method's ``setup`` hook loads the default checkpoint when the worker
+starts, so its load cost is paid once per worker (the ``T_fixed`` of the paper's runtime
+model) however many instances follow.
 
 Output rule (paper B.4, "the released CDFM checkpoint and its official output logic"):
 ``CDFM.predict`` with the checkpoint's calibrated threshold; a checkpoint without a
@@ -97,8 +98,21 @@ def _model(folder: Path):
     return _LOADED[key]
 
 
+def _setup() -> str | None:
+    """Per-worker setup hook: load the default checkpoint once (``None`` when there is none).
+
+    The run then fails in ``fit`` with the message of :func:`resolve_checkpoint`.
+    """
+    try:
+        folder = resolve_checkpoint(None)
+    except FileNotFoundError:
+        return None
+    _model(folder)
+    return str(folder.resolve())
+
+
 @keeps_torch_dtype
-def _core(X, mask, seed, params):
+def _core(X, mask, seed, params, state=None):
     import torch
 
     folder = resolve_checkpoint(params["checkpoint"])
@@ -134,5 +148,10 @@ _INFO = MethodInfo(
 )
 
 CDFM_METHOD = register(
-    Method(info=_INFO, fit=make_fit(_INFO, _core), requires=("torch", "cdfm", "safetensors"))
+    Method(
+        info=_INFO,
+        fit=make_fit(_INFO, _core),
+        requires=("torch", "cdfm", "safetensors"),
+        setup=_setup,
+    )
 )
