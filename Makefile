@@ -26,6 +26,7 @@ DOTIME_VENV ?= /tmp/dotime-venv
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_build.py
+	$(BIN)/python bench/bench_score.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_run.py
 	@test -x $(DOTIME_VENV)/bin/python || ($(PYTHON) -m venv $(DOTIME_VENV) && \

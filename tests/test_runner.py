@@ -81,9 +81,13 @@ def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, 
     out = tmp_path / "pred"
     run(mini_release, "synthetic-obs", ["test-empty", "test-boom"], out, max_d=10, quiet=True)
     # an external predictions file with an oracle, a transposed oracle and an unknown id
-    truth = pq.read_table(
-        mini_release / "data/synthetic-obs", columns=["instance_id", "adjacency", "d"]
-    ).to_pylist()[:2]
+    truth = [
+        t
+        for t in pq.read_table(
+            mini_release / "data/synthetic-obs", columns=["instance_id", "adjacency", "d"]
+        ).to_pylist()
+        if t["d"] == 10
+    ][:2]
     from causalarena.eval.predictions import prediction_table
 
     rows = []
@@ -111,11 +115,15 @@ def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, 
         }
     )
     pq.write_table(prediction_table(rows), out / "synthetic-obs/oracle.parquet")
-    s = score_predictions(mini_release, out)
+    s = score_predictions(mini_release, out, max_d=10)
     empty = s[s.method == "test-empty"]
     assert len(empty) == 10 and (empty.recall == 0).all() and empty.precision.isna().all()
-    assert (s[s.method == "test-boom"].status == "failed").all()
-    assert s[s.method == "test-boom"].f1.isna().all()
+    boom = s[s.method == "test-boom"]
+    assert (boom.status == "failed").all() and (boom.scored_as == "fallback").all()
+    assert (boom.f1 == 0).all()  # the fallback: the empty graph
+    np.testing.assert_array_equal(
+        boom.sort_values("instance_id").shd, empty.sort_values("instance_id").shd
+    )
     oracle = s[s.method == "oracle"].set_index("instance_id")
     assert oracle.loc[truth[0]["instance_id"], "f1"] == 1.0
     assert oracle.loc[truth[0]["instance_id"], "shd"] == 0

@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_report.add_report_options(rp)  # --priors, --reference-methods, --no-ood, --runtime, ...
     cli_report.add_commands(sub)  # runtime
+    rp.add_argument("--workers", type=int, default=2, help="processes scoring predictions")
     sub.add_parser("methods", help="list baseline methods and whether they can run here")
     from causalarena.cli_release import add_commands
 
@@ -61,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     from causalarena.cli_scenario import add_commands as add_scenario_commands
 
     add_scenario_commands(sub)  # scenario check/new/list
+    from causalarena import cli_score
+
+    cli_score.add_commands(sub)  # causalarena score PRED --release DIR
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -80,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from causalarena.cli_lab import dispatch as dispatch_lab
         from causalarena.cli_release import dispatch
+        from causalarena.cli_score import dispatch as dispatch_score
 
         rc = dispatch(args)
         rc = dispatch_lab(args) if rc is None else rc
+        rc = dispatch_score(args) if rc is None else rc
         if rc is None:
             from causalarena.cli_scenario import dispatch as scenario_dispatch
 

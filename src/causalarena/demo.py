@@ -56,8 +56,8 @@ def _leaderboard(
     )
     for m, counts in res["counts"].items():
         console.print(f"  {m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-    scores = score_predictions(release, pred)
-    scores = scores[scores.config == config]
+    # the evaluated set is the documented subset d <= max_d: coverage and fallback are over it
+    scores = score_predictions(release, pred, max_d=max_d, configs=[config], workers=workers)
     write_report(scores, report, title=f"causalarena demo: {config}")
     console.print((report / "summary.md").read_text())
     console.print(f"report: {report / 'index.html'}")

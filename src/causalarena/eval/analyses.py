@@ -48,6 +48,8 @@ import pandas as pd
 from causalarena.schema import SLICE_FACTORS
 
 __all__ = [
+    "CONTROL_METHODS",
+    "control_flags",
     "CONFIDENCE",
     "HIGHER_IS_BETTER",
     "LOWER_IS_BETTER",
@@ -90,7 +92,9 @@ HIGHER_IS_BETTER = frozenset({"precision", "recall", "f1", "auroc", "ap"})
 #: Metrics where a smaller value is better.
 LOWER_IS_BETTER = frozenset({"shd", "nshd", "sid", "shd_pattern"})
 #: Allowed values of the ``status`` column.
-STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
+#: ``missing`` is added by the scorer for an instance a submission lacks
+#: (:mod:`causalarena.eval.score`).
+STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported", "missing")
 
 #: Cell key of the instance-level table.
 KEYS = ("method", "config", "scm_id")
@@ -194,8 +198,11 @@ def instance_scores(scores: pd.DataFrame) -> pd.DataFrame:
         * the instance columns (``family``, ``d``, ``mechanism_tags``, ...) and the method
           columns (``method_version``, ``library_version``) taken from the first row of the
           cell, plus the derived list factor ``difficulty_stressors``;
-        * each metric averaged over the cell's ``ok`` rows where it is defined (NaN when the
-          cell has no ``ok`` row or the metric is undefined on all of them);
+        * each metric averaged over the cell's ``ok`` rows and, when the table has the
+          scorer's ``scored_as`` column, its ``fallback`` rows (missing, failed, timed-out
+          and invalid instances scored as the empty graph; :mod:`causalarena.eval.score`),
+          where it is defined (NaN when no row is scored or the metric is undefined on all
+          of them); ``<metric>_ok`` averages the ``ok`` rows only;
         * ``runtime_s``: mean runtime over the ``ok`` rows; ``runtime_all_s``: mean over every
           row with a recorded runtime (failed and timed-out runs also cost time);
         * ``n_runs`` and one count per status (``n_ok``, ``n_failed``, ``n_timeout``,
@@ -225,9 +232,14 @@ def instance_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
     df = scores.reset_index(drop=True)
     ok = df["status"] == "ok"
+    # Main ranking: ok rows and the scorer's fallback rows (the empty graph for missing,
+    # failed, timed-out and invalid instances); <metric>_ok: ok rows only.
+    ranked = ok | (df["scored_as"] == "fallback") if "scored_as" in df.columns else ok
     metrics = [m for m in METRICS if m in df.columns]
     masked = pd.DataFrame(
-        {m: pd.to_numeric(df[m], errors="coerce").where(ok) for m in metrics}, index=df.index
+        {m: pd.to_numeric(df[m], errors="coerce").where(ranked) for m in metrics}
+        | {f"{m}_ok": pd.to_numeric(df[m], errors="coerce").where(ok) for m in metrics},
+        index=df.index,
     )
     if "runtime_s" in df.columns:
         rt = pd.to_numeric(df["runtime_s"], errors="coerce")
@@ -244,7 +256,12 @@ def instance_scores(scores: pd.DataFrame) -> pd.DataFrame:
     first = df.iloc[order].groupby(list(KEYS), dropna=False, sort=False)[carried].first()
 
     grouped = masked.groupby(list(KEYS), dropna=False, sort=True)
-    means = grouped[[c for c in masked.columns if c in metrics or c.startswith("runtime")]].mean()
+    avg_cols = [
+        c
+        for c in masked.columns
+        if c in metrics or c.startswith("runtime") or c.removesuffix("_ok") in metrics
+    ]
+    means = grouped[avg_cols].mean()
     counts = grouped[[f"n_{s}" for s in STATUSES] + ["n_runs"]].sum()
     out = means.join(counts).join(first).reset_index()
     out["coverage"] = out["n_ok"] / out["n_runs"]
@@ -865,6 +882,9 @@ def leaderboard(
         out[col] = w["win_rate"]
         out[f"{col}_ci_low"] = w["ci_low"]
         out[f"{col}_ci_high"] = w["ci_high"]
+    for m in METRICS:  # ok-only means beside the main (fallback-including) ranking
+        if f"{m}_ok" in inst.columns:
+            out[f"{m}_ok"] = g[f"{m}_ok"].mean()
     out["n_instances"] = g.size()
     counts = g[[f"n_{s}" for s in STATUSES] + ["n_runs"]].sum()
     out["coverage"] = counts["n_ok"] / counts["n_runs"]
@@ -1628,3 +1648,73 @@ def runtime_k_fits(points: pd.DataFrame) -> pd.DataFrame:
     mean["n"] = out.groupby("method", sort=True)["n"].sum().to_numpy()
     out["d"] = out["d"].astype(object)
     return pd.concat([out, mean[out.columns]], ignore_index=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# sortability controls
+# ----------------------------------------------------------------------------------------------
+#: Order-then-regress controls (:mod:`causalarena.baselines.regress`): a random order and
+#: orders by marginal variance, increasing R^2 and decreasing R^2 (sortability artefacts).
+CONTROL_METHODS = (
+    "random-regress",
+    "var-sort-regress",
+    "r2-sort-regress",
+    "reverse-r2-sort-regress",
+)
+
+
+def control_flags(
+    scores: pd.DataFrame,
+    *,
+    reference: str = "pc",
+    controls: Sequence[str] = CONTROL_METHODS,
+    metric: str = "f1",
+    factor: str = "graph_family",
+) -> pd.DataFrame:
+    """Factor categories (graph families) where a sortability control beats a reference method.
+
+    A control that only sorts variables (by variance or R^2) and regresses should not beat a
+    causal-discovery method such as PC; where it does, the generator leaves an exploitable
+    sortability artefact in that category (Reisach et al. 2021, 2023; issue 10 section 1).
+    Each comparison uses the instances both methods have scored (means of the
+    replicate-averaged instance scores, the scorer's fallback included).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Raw scores table or :func:`instance_scores` output.
+    reference : str, default "pc"
+    controls : sequence of str, default :data:`CONTROL_METHODS`
+    metric : str, default "f1"
+        Any metric with a direction (:data:`HIGHER_IS_BETTER` or :data:`LOWER_IS_BETTER`).
+    factor : str, default "graph_family"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (category, control) present with the reference: ``factor``
+        (the category), ``control``, ``reference``, ``metric``, ``n`` (common instances),
+        ``control_mean``, ``reference_mean`` and ``beats`` (True when the control's mean is
+        strictly better).  Empty when the reference or every control is absent.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric or a missing factor column.
+    """
+    inst = _as_instances(scores)
+    sign = _better_sign(metric)
+    _check_metric(metric, inst)
+    _check_factor(factor, inst)
+    cols = ["factor", "control", "reference", "metric", "n", "control_mean", "reference_mean"]
+    rows = []
+    inst = _explode(inst, factor)
+    ref = inst[inst["method"] == reference].set_index(["config", "scm_id", factor])[metric]
+    for c in controls:
+        ctl = inst[inst["method"] == c].set_index(["config", "scm_id", factor])[metric]
+        both = pd.concat([ctl.rename("c"), ref.rename("r")], axis=1, join="inner").dropna()
+        for cat, g in both.groupby(level=factor, sort=True):
+            rows.append([cat, c, reference, metric, len(g), g["c"].mean(), g["r"].mean()])
+    out = pd.DataFrame(rows, columns=cols)
+    out["beats"] = sign * (out["control_mean"] - out["reference_mean"]) > 0
+    return out.rename(columns={"factor": factor})

@@ -84,6 +84,8 @@ _BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("win_rate", "Win rate (F1+SHD)", "{:.3f}"),
     ("win_rate_f1", "Win rate F1", "{:.3f}"),
     ("win_rate_shd", "Win rate SHD", "{:.3f}"),
+    ("f1_ok", "F1 (ok runs only)", "{:.3f}"),
+    ("shd_ok", "SHD (ok runs only)", "{:.2f}"),
     ("coverage", "Coverage", "{:.1%}"),
 )
 _METRIC_LABEL = {
@@ -220,7 +222,7 @@ def _board_rows(board: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     cols = [c for c in _BOARD_COLUMNS if c[0] in board.columns]
     header = ["Rank", "Method", "Version", "Library", "Pretraining disclosure"]
     header += [h for _, h, _ in cols]
-    header += ["Runs ok/failed/timeout/invalid/unsupported", "Runtime (s)"]
+    header += ["Runs " + "/".join(an.STATUSES), "Runtime (s)"]
     rows = []
     for rank, (_, r) in enumerate(board.iterrows(), start=1):
         cells = [
@@ -277,8 +279,10 @@ def _env(html_mode: bool):
 
 
 _BOARD_NOTE = (
-    "Sorted by pooled F1. Metrics are means over replicate-averaged instances with at least "
-    "one ok run, with 95% bootstrap confidence intervals over instances in brackets; "
+    "Sorted by pooled F1. Metrics are means over every replicate-averaged instance of the "
+    "config: a missing, failed, timed-out or invalid run is scored as the empty graph (the "
+    "fallback); the ok-only columns average the ok runs alone; unsupported splits are left "
+    "out. 95% bootstrap confidence intervals over instances in brackets; "
     f"{MISSING} marks an undefined value (e.g. AUROC/AP for methods without edge scores). "
     "Win rate pools F1 and SHD comparisons against every other method on common instances "
     "(ties count 0.5). Coverage = ok runs / all runs. Pretraining disclosure: none, "

@@ -1,17 +1,49 @@
-"""Score prediction files against the ground truth of a release (one row per run).
+"""Score prediction files against the verified ground truth of a release (one row per run).
 
 Reads ``<pred_dir>/<config>/*.parquet`` (the :mod:`causalarena.eval.predictions` schema, from
 :func:`causalarena.eval.runner.run` or from any external method), joins each row with its
 instance's truth and factor columns, and computes :func:`causalarena.eval.metrics.score_graph`
-with the instance's fixed seed for orienting undirected edges (paper B.2).  Rows whose status is
-not ``ok`` keep NaN metrics; rows that fail validation here (unknown instance id, wrong shape,
-non-binary, self-loop, NaN) become ``invalid`` with the reason, never a crash.
+with the instance's fixed seed for orienting undirected edges (paper B.2).
+
+Rules (issue 10 section 1)
+--------------------------
+* **Truth only from a verified release.**  The config's shards are checked against
+  ``manifest.json`` (listed files present, size and sha256 equal, no unlisted shard) before
+  any truth is read; a mismatch is a :class:`ScoreError` naming the file.  The provenance
+  columns ``release_version`` (``<suite>@<version>``) and ``manifest_sha256`` come from that
+  release, never from the prediction rows; a file whose rows name another release is refused.
+* **One submission per method and config, every instance once.**  A file (or two files of the
+  same method and config) repeating an instance id is refused, never averaged like
+  replicates.
+* **Coverage.**  Every instance of the config gets a row per method: instances a submission
+  lacks become ``status = "missing"``.  ``ok`` rows carry their prediction's scores
+  (``scored_as = "prediction"``); ``missing``, ``failed``, ``timeout`` and ``invalid`` rows
+  carry the documented **fallback score: the empty graph** (``scored_as = "fallback"``;
+  AUROC 0.5 and AP equal to the edge density of an all-equal score matrix when the method
+  returns edge scores on any of its rows, else NaN), so a method that submits 3 of 20
+  instances is ranked on all 20.  ``unsupported`` rows (a split the method cannot consume;
+  paper B.1 "marked missing") carry NaN and are left out, as in the paper's Table 2.
+* **Validity.**  Rows failing :func:`causalarena.eval.predictions.validate_prediction` (unknown
+  instance, wrong shape, non-binary, a cycle in a ``dag``, a ``cpdag`` that is no DAG's CPDAG)
+  become ``invalid`` with the reason.
+
+Columns of the returned frame (consumed by :mod:`causalarena.eval.analyses`)
+---------------------------------------------------------------------------
+``method``, ``method_version``, ``library_version``, ``pretraining_disclosure``, ``config``,
+``instance_id``, ``status`` (:data:`SCORE_STATUSES`), ``scored_as`` ("prediction", "fallback"
+or None), ``runtime_s``, ``error``, ``graph_type``, ``release_version``, ``manifest_sha256``,
+``package_version`` (of the predictions, when recorded), the truth's factor columns
+(:data:`TRUTH_COLUMNS` without ``adjacency``; ``n = n_obs + n_int``) and the metrics of
+:data:`METRICS` (float, NaN where undefined): ``sid`` is the SID of the seeded orientation,
+``sid_lower``/``sid_upper`` its bounds over a CPDAG prediction's equivalence class (equal to
+``sid`` for a DAG).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +51,49 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from causalarena.eval.metrics import score_graph
-from causalarena.eval.predictions import PredictionError, validate_prediction
+from causalarena.errors import CausalArenaError
+from causalarena.eval.metrics import _cpdag_of, score_graph
+from causalarena.eval.predictions import (
+    STATUSES,
+    PredictionError,
+    disclosure_problem,
+    validate_prediction,
+)
 from causalarena.eval.runner import instance_seed
 from causalarena.schema import SLICE_FACTORS
 
-METRICS = ("precision", "recall", "f1", "shd", "nshd", "sid", "auroc", "ap", "shd_pattern")
+__all__ = [
+    "FALLBACK_STATUSES",
+    "METRICS",
+    "SCORE_STATUSES",
+    "ScoreError",
+    "read_predictions",
+    "read_truth",
+    "release_provenance",
+    "score_file",
+    "score_predictions",
+    "score_rows",
+]
+
+METRICS = (
+    "precision",
+    "recall",
+    "f1",
+    "shd",
+    "nshd",
+    "sid",
+    "sid_lower",
+    "sid_upper",
+    "auroc",
+    "ap",
+    "shd_pattern",
+)
+#: Statuses of the scores frame: the predictions' statuses plus ``missing`` (no row submitted).
+SCORE_STATUSES = (*STATUSES, "missing")
+#: Statuses scored with the fallback (the empty graph) in the main ranking.
+FALLBACK_STATUSES = ("missing", "failed", "timeout", "invalid")
+#: Columns a predictions file must have (the others of the schema are optional).
+REQUIRED_COLUMNS = ("instance_id", "method", "status", "adjacency")
 TRUTH_COLUMNS = [
     "instance_id",
     "scm_id",
@@ -36,12 +105,94 @@ TRUTH_COLUMNS = [
     "n_int",
     "adjacency",
 ]
+_CARRIED = (
+    "method",
+    "method_version",
+    "library_version",
+    "pretraining_disclosure",
+    "instance_id",
+    "status",
+    "runtime_s",
+    "error",
+    "graph_type",
+    "package_version",
+)
 
 
-def read_truth(release: Path, config: str) -> dict[str, dict[str, Any]]:
-    """Factor columns and true adjacency (int8 (d, d)) of every instance of a config."""
-    folder = Path(release) / "data" / config
-    table = pq.read_table(folder, columns=TRUTH_COLUMNS).to_pylist()
+class ScoreError(CausalArenaError, ValueError):
+    """Predictions or truth that cannot be scored (names the file, column and value)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# truth
+# ----------------------------------------------------------------------------------------------
+def release_provenance(release: str | os.PathLike) -> dict[str, str]:
+    """``release_version`` (``<suite>@<version>``) and ``manifest_sha256`` of a release."""
+    from causalarena.release.io import sha256_file
+    from causalarena.release.manifest import read_manifest
+
+    release = Path(release)
+    m = read_manifest(release)
+    return {
+        "release_version": f"{m['suite']}@{m['version']}",
+        "manifest_sha256": sha256_file(release / "manifest.json"),
+    }
+
+
+def _verify_config(release: Path, config: str) -> None:
+    """Refuse a config whose shards disagree with the manifest (names the file)."""
+    from causalarena.release.io import sha256_file
+    from causalarena.release.manifest import read_manifest
+
+    manifest = read_manifest(release)
+    folder = release / "data" / config
+    if not folder.is_dir():
+        have = sorted(p.name for p in (release / "data").iterdir() if p.is_dir())
+        raise ScoreError(f"{release}: no config {config} (found: {', '.join(have) or 'none'})")
+    prefix = f"data/{config}/"
+    listed = {f["path"]: f for f in manifest["files"] if str(f["path"]).startswith(prefix)}
+    if not listed:
+        raise ScoreError(f"{release / 'manifest.json'}: lists no file of config {config}")
+    for rel, f in sorted(listed.items()):
+        p = release / rel
+        if not p.is_file():
+            raise ScoreError(f"{p}: listed in manifest.json but missing; truth refused")
+        if p.stat().st_size != f["bytes"] or sha256_file(p) != f["sha256"]:
+            raise ScoreError(
+                f"{p}: does not match its manifest.json checksum (the truth shard was changed "
+                "or damaged); truth refused, run causalarena verify"
+            )
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(release).as_posix()
+        if p.is_file() and not p.name.startswith(".") and rel not in listed:
+            raise ScoreError(f"{p}: not listed in manifest.json; truth refused")
+
+
+def read_truth(release: str | os.PathLike, config: str) -> dict[str, dict[str, Any]]:
+    """Factor columns and true adjacency of every instance of a verified config.
+
+    Parameters
+    ----------
+    release : path
+        Release folder.
+    config : str
+        Config name.
+
+    Returns
+    -------
+    dict
+        ``{instance_id: {factor columns..., "n": n_obs + n_int, "adjacency": int8 (d, d)}}``.
+
+    Raises
+    ------
+    ScoreError
+        If the config is absent or any of its shards disagrees with ``manifest.json``.
+    ReleaseError
+        If the manifest is missing or malformed.
+    """
+    release = Path(release)
+    _verify_config(release, config)
+    table = pq.read_table(release / "data" / config, columns=TRUTH_COLUMNS).to_pylist()
     out = {}
     for r in table:
         d = r["d"]
@@ -51,33 +202,182 @@ def read_truth(release: Path, config: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def score_rows(pred: pd.DataFrame, truth: dict[str, dict[str, Any]], config: str) -> pd.DataFrame:
-    """Score one predictions table; returns one row per prediction with metrics and factors."""
+class _TruthCache:
+    """Per-run cache: each instance's true CPDAG and fallback score, computed once."""
+
+    def __init__(self, truth: dict[str, dict[str, Any]], sid: bool) -> None:
+        self.truth = truth
+        self.sid = sid
+        self._cpdag: dict[str, np.ndarray] = {}
+        self._fallback: dict[str, dict[str, float]] = {}
+
+    def cpdag(self, iid: str) -> np.ndarray:
+        if iid not in self._cpdag:
+            self._cpdag[iid] = _cpdag_of(self.truth[iid]["adjacency"].astype(bool))
+        return self._cpdag[iid]
+
+    def fallback(self, iid: str) -> dict[str, float]:
+        """Scores of the empty graph (AUROC/AP of all-equal edge scores)."""
+        if iid not in self._fallback:
+            t = self.truth[iid]["adjacency"]
+            res = score_graph(
+                t,
+                np.zeros_like(t),
+                seed=instance_seed(iid),
+                sid=self.sid,
+                true_cpdag=self.cpdag(iid),
+            )
+            m = {k: _num(res.get(k)) for k in METRICS}
+            off = ~np.eye(t.shape[0], dtype=bool)
+            y = t[off]
+            if 0 < y.sum() < y.size:
+                m["auroc"], m["ap"] = 0.5, float(y.mean())
+            self._fallback[iid] = m
+        return self._fallback[iid]
+
+
+def _num(v: Any) -> float:
+    return np.nan if v is None else float(v)
+
+
+# ----------------------------------------------------------------------------------------------
+# predictions files
+# ----------------------------------------------------------------------------------------------
+def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
+    """Read one predictions file and check its columns and categorical values.
+
+    Raises
+    ------
+    ScoreError
+        The file cannot be read as Parquet, lacks a required column
+        (:data:`REQUIRED_COLUMNS`), has an empty ``instance_id`` or ``method``, an unknown
+        ``status`` or an invalid ``pretraining_disclosure``; the message names the file, the
+        column and the value.
+    """
+    path = Path(path)
+    try:
+        df = pq.read_table(path).to_pandas()
+    except Exception as exc:  # pyarrow raises several types for damaged files
+        raise ScoreError(f"{path}: not a readable Parquet predictions file ({exc})") from None
+    for col in REQUIRED_COLUMNS:
+        if col not in df.columns:
+            raise ScoreError(
+                f"{path}: required column {col} is missing (columns found: "
+                f"{', '.join(map(str, df.columns)) or 'none'})"
+            )
+    for col in ("instance_id", "method"):
+        empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
+        if empty.any():
+            k = int(np.flatnonzero(empty.to_numpy())[0])
+            raise ScoreError(f"{path}: column {col} is empty in row {k}")
+    bad = ~df["status"].isin(STATUSES)
+    if bad.any():
+        k = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ScoreError(
+            f"{path}: column status has unknown value {_show(df['status'].iloc[k])} in row {k} "
+            f"(instance {df['instance_id'].iloc[k]}); expected one of {', '.join(STATUSES)}"
+        )
+    if "pretraining_disclosure" not in df.columns:
+        df["pretraining_disclosure"] = "none"
+    df["pretraining_disclosure"] = df["pretraining_disclosure"].where(
+        df["pretraining_disclosure"].notna(), "none"
+    )
+    for k, v in enumerate(df["pretraining_disclosure"]):
+        why = disclosure_problem(v)
+        if why is not None:
+            raise ScoreError(
+                f"{path}: column pretraining_disclosure has invalid value {_show(v)} in row {k} "
+                f"({why})"
+            )
+    return df
+
+
+def _show(v: Any) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return "(empty)"
+    return str(v)
+
+
+def _check_provenance(df: pd.DataFrame, path: Path, prov: dict[str, str]) -> None:
+    for col in ("release_version", "manifest_sha256"):
+        if col not in df.columns:
+            continue
+        vals = {str(v) for v in df[col] if v is not None and not pd.isna(v)}
+        other = sorted(vals - {prov[col]})
+        if other:
+            raise ScoreError(
+                f"{path}: column {col} names another release ({other[0]}; this release is "
+                f"{prov[col]}); predictions refused, score them against their own release"
+            )
+
+
+def _check_duplicates(df: pd.DataFrame, where: str) -> None:
+    counts = df["instance_id"].value_counts()
+    dup = counts[counts > 1]
+    if len(dup):
+        first = sorted(dup.index)[:3]
+        raise ScoreError(
+            f"{where}: instance id {first[0]} appears {int(dup[first[0]])} times "
+            f"({len(dup)} duplicated id(s){': ' + ', '.join(first) if len(dup) > 1 else ''}); "
+            "a submission predicts each instance once, replicates are separate instances"
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# scoring
+# ----------------------------------------------------------------------------------------------
+def score_rows(
+    pred: pd.DataFrame,
+    truth: dict[str, dict[str, Any]] | _TruthCache,
+    config: str,
+    *,
+    provenance: dict[str, str] | None = None,
+    sid: bool = True,
+    complete: bool = True,
+) -> pd.DataFrame:
+    """Score one method's predictions table for one config.
+
+    Parameters
+    ----------
+    pred : pandas.DataFrame
+        Rows of the predictions schema, one method (columns as checked by
+        :func:`read_predictions`).
+    truth : dict or _TruthCache
+        :func:`read_truth` of the config (or the per-run cache around it).
+    config : str
+    provenance : dict, optional
+        :func:`release_provenance` of the release; written to every row.
+    sid : bool, default True
+        Compute SID and its bounds (the costly part).
+    complete : bool, default True
+        Add a ``missing`` row for every instance of ``truth`` that ``pred`` lacks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns documented in the module docstring.
+    """
+    cache = truth if isinstance(truth, _TruthCache) else _TruthCache(truth, sid)
+    scored = _score_submitted(pred, cache, config, provenance or {}, sid)
+    return _complete(scored, pred, cache, config, provenance or {}, add_missing=complete)
+
+
+def _score_submitted(
+    pred: pd.DataFrame, cache: _TruthCache, config: str, prov: dict, sid: bool
+) -> pd.DataFrame:
+    """Scores of the submitted rows (no fallback yet)."""
+    tr = cache.truth
     rows = []
     for p in pred.to_dict("records"):
         iid = p["instance_id"]
-        base = {
-            k: p.get(k)
-            for k in (
-                "method",
-                "method_version",
-                "library_version",
-                "instance_id",
-                "status",
-                "runtime_s",
-                "error",
-                "graph_type",
-                "release_version",
-                "manifest_sha256",
-                "package_version",
-            )
-        }
+        base = {k: p.get(k) for k in _CARRIED}
         base["config"] = config
-        t = truth.get(iid)
+        base.update(prov)
+        t = tr.get(iid)
         metrics: dict[str, Any] = dict.fromkeys(METRICS, np.nan)
         if t is None:
             base["status"] = "invalid"
-            base["error"] = f"unknown instance id {iid!r} for config {config!r}"
+            base["error"] = f"unknown instance id {iid} for config {config}"
         else:
             base.update({k: v for k, v in t.items() if k != "adjacency"})
             if base["status"] == "ok":
@@ -89,14 +389,65 @@ def score_rows(pred: pd.DataFrame, truth: dict[str, dict[str, Any]], config: str
                         _arr(p.get("edge_scores")),
                         p.get("graph_type") or "dag",
                     )
-                    res = score_graph(t["adjacency"], A, edge_scores=S, seed=instance_seed(iid))
-                    metrics.update(
-                        {k: (np.nan if res.get(k) is None else float(res[k])) for k in METRICS}
+                    if A is None:  # edge scores only: no hard graph to score
+                        raise PredictionError(
+                            f"prediction for instance {iid}: no adjacency (edge scores alone "
+                            "are not a graph)"
+                        )
+                    res = score_graph(
+                        t["adjacency"],
+                        A,
+                        edge_scores=S,
+                        seed=instance_seed(iid),
+                        sid=sid,
+                        true_cpdag=cache.cpdag(iid),
                     )
+                    metrics.update({k: _num(res.get(k)) for k in METRICS})
                 except (PredictionError, ValueError) as exc:
                     base["status"] = "invalid"
                     base["error"] = str(exc)
         rows.append({**base, **metrics})
+    return pd.DataFrame(rows, columns=[*_CARRIED, "config", *METRICS] if not rows else None)
+
+
+def _complete(
+    scored: pd.DataFrame,
+    frame: pd.DataFrame,
+    cache: _TruthCache,
+    config: str,
+    prov: dict,
+    *,
+    add_missing: bool = True,
+) -> pd.DataFrame:
+    """Add ``missing`` rows and the fallback scores to the scored rows of one submission."""
+    has_scores = "edge_scores" in frame.columns and frame["edge_scores"].notna().any()
+    first = frame.iloc[0].to_dict() if len(frame) else {}
+    rows = scored.to_dict("records")
+    if add_missing and len(frame):
+        for iid in sorted(set(cache.truth) - set(frame["instance_id"])):
+            base = {k: first.get(k) for k in _CARRIED}
+            base.update(
+                instance_id=iid,
+                status="missing",
+                runtime_s=np.nan,
+                error="no prediction for this instance in the submission",
+                graph_type=None,
+                config=config,
+                **prov,
+            )
+            base.update({k: v for k, v in cache.truth[iid].items() if k != "adjacency"})
+            rows.append({**base, **dict.fromkeys(METRICS, np.nan)})
+    for r in rows:
+        if r["status"] == "ok":
+            r["scored_as"] = "prediction"
+        elif r["status"] in FALLBACK_STATUSES and r["instance_id"] in cache.truth:
+            fb = dict(cache.fallback(r["instance_id"]))
+            if not has_scores:
+                fb["auroc"] = fb["ap"] = np.nan
+            r.update(fb)
+            r["scored_as"] = "fallback"
+        else:
+            r["scored_as"] = None
     return pd.DataFrame(rows)
 
 
@@ -106,27 +457,190 @@ def _arr(v: Any) -> np.ndarray | None:
     return np.asarray([np.asarray(r) for r in v]) if len(v) else np.zeros((0, 0))
 
 
-def score_predictions(release: str | os.PathLike, pred_dir: str | os.PathLike) -> pd.DataFrame:
+def _submissions(pred_dir: Path) -> list[tuple[str, list[Path]]]:
+    out = []
+    for config_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+        files = sorted(config_dir.glob("*.parquet"))
+        if files:
+            out.append((config_dir.name, files))
+    return out
+
+
+def _score_task(task: tuple) -> pd.DataFrame:
+    """Score one chunk of a submission (runs in a worker process with one BLAS thread)."""
+    from threadpoolctl import threadpool_limits
+
+    config, part, truth, cpdags, prov, sid = task
+    cache = _TruthCache(truth, sid)
+    cache._cpdag.update(cpdags)
+    with threadpool_limits(1):
+        return _score_submitted(part, cache, config, prov, sid)
+
+
+def score_predictions(
+    release: str | os.PathLike,
+    pred_dir: str | os.PathLike,
+    *,
+    workers: int = 1,
+    sid: bool = True,
+    max_d: int | None = None,
+    configs: Iterable[str] | None = None,
+) -> pd.DataFrame:
     """Score every predictions file under ``pred_dir`` against ``release``.
+
+    Parameters
+    ----------
+    release : path
+        Release folder; each config's shards are verified against its manifest first.
+    pred_dir : path
+        ``<pred_dir>/<config>/<file>.parquet``, one or more files per config.
+    workers : int, default 1
+        Processes scoring rows at once (forked; each scores with one BLAS thread).
+    sid : bool, default True
+        Compute SID and its CPDAG bounds (the expensive metric; ``gadjid``).
+    max_d : int, optional
+        Evaluate only the instances with at most this many variables (a documented subset,
+        e.g. the demo's d <= 30); coverage and fallback are over that subset and rows for
+        larger instances are dropped.
+    configs : iterable of str, optional
+        Score only these configs.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (method, instance): provenance, status, runtime, factor columns and the
-        metrics of :data:`METRICS` (NaN where undefined or not ``ok``).
+        One row per (method, instance of the config); columns in the module docstring.
+
+    Raises
+    ------
+    FileNotFoundError
+        No predictions file under ``pred_dir``.
+    ScoreError
+        A file is unreadable, lacks a column, has an unknown status, repeats an instance id,
+        names another release, or the release's truth fails its manifest check.
     """
     release, pred_dir = Path(release), Path(pred_dir)
-    frames = []
-    for config_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
-        files = sorted(config_dir.glob("*.parquet"))
-        if not files:
-            continue
-        truth = read_truth(release, config_dir.name)
-        for f in files:
-            frames.append(score_rows(pq.read_table(f).to_pandas(), truth, config_dir.name))
-    if not frames:
+    if not pred_dir.is_dir():
+        raise FileNotFoundError(f"{pred_dir}: no such predictions folder")
+    subs = _submissions(pred_dir)
+    if configs is not None:
+        wanted = set(configs)
+        subs = [s for s in subs if s[0] in wanted]
+    if not subs:
         raise FileNotFoundError(f"{pred_dir}: no predictions (<config>/<method>.parquet) found")
-    return pd.concat(frames, ignore_index=True)
+    prov = release_provenance(release)
+    jobs: dict[str, pd.DataFrame] = {}
+    caches: dict[str, _TruthCache] = {}
+    for config, files in subs:
+        truth = read_truth(release, config)
+        if max_d is not None:
+            larger = {k for k, v in truth.items() if v["d"] > max_d}
+            truth = {k: v for k, v in truth.items() if k not in larger}
+        caches[config] = _TruthCache(truth, sid)
+        by_method: dict[str, list[pd.DataFrame]] = {}
+        for f in files:
+            df = read_predictions(f)
+            _check_provenance(df, f, prov)
+            _check_duplicates(df, str(f))
+            if max_d is not None:
+                df = df[~df["instance_id"].isin(larger)]
+            for m, sub in df.groupby("method", sort=True):
+                by_method.setdefault(str(m), []).append(sub)
+        for m, parts in by_method.items():
+            frame = pd.concat(parts, ignore_index=True)
+            _check_duplicates(frame, f"{pred_dir / config}: method {m}")
+            jobs[f"{config}\0{m}"] = frame
+    scored = _run_jobs(jobs, caches, prov, workers, sid)
+    out = []
+    for key, frame in jobs.items():
+        config = key.split("\0")[0]
+        done = scored.get(key)
+        if done is None:  # every row was outside max_d
+            done = _score_submitted(frame, caches[config], config, prov, sid)
+        out.append(_complete(done, frame, caches[config], config, prov))
+    return pd.concat(out, ignore_index=True)
+
+
+def _run_jobs(
+    jobs: dict[str, pd.DataFrame],
+    caches: dict[str, _TruthCache],
+    prov: dict,
+    workers: int,
+    sid: bool,
+) -> dict[str, pd.DataFrame]:
+    """Score the rows of every submission, in ``workers`` spawned processes when > 1.
+
+    Workers are spawned, not forked (forking after pyarrow has started its threads can
+    deadlock); each task carries its rows, their truth and the cached true CPDAGs.
+    """
+    if workers <= 1:
+        return {
+            key: _score_submitted(frame, caches[key.split("\0")[0]], key.split("\0")[0], prov, sid)
+            for key, frame in jobs.items()
+        }
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = 100
+    keys, tasks = [], []
+    for key, frame in jobs.items():
+        config = key.split("\0")[0]
+        cache = caches[config]
+        for s in range(0, len(frame), chunk):
+            part = frame.iloc[s : s + chunk]
+            ids = [i for i in part["instance_id"] if i in cache.truth]
+            truth = {i: cache.truth[i] for i in ids}
+            keys.append(key)
+            tasks.append((config, part, truth, {i: cache.cpdag(i) for i in ids}, prov, sid))
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+        parts = list(pool.map(_score_task, tasks))
+    out: dict[str, list[pd.DataFrame]] = {}
+    for key, part in zip(keys, parts, strict=True):
+        out.setdefault(key, []).append(part)
+    return {k: pd.concat(v, ignore_index=True) for k, v in out.items()}
+
+
+def score_file(
+    path: str | os.PathLike,
+    release: str | os.PathLike,
+    *,
+    config: str | None = None,
+    workers: int = 1,
+    sid: bool = True,
+) -> pd.DataFrame:
+    """Score one external predictions file (``causalarena score PRED --release DIR``).
+
+    The config is ``config``, else the file's ``config`` column (one value), else the name
+    of the folder holding the file.  Same rules and columns as :func:`score_predictions`.
+
+    Raises
+    ------
+    ScoreError
+        As :func:`score_predictions`; also when the config cannot be told or is not in the
+        release.
+    """
+    import shutil
+    import tempfile
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such predictions file")
+    df = read_predictions(path)
+    if config is None:
+        vals = sorted({str(v) for v in df.get("config", pd.Series(dtype=object)).dropna()})
+        if len(vals) > 1:
+            raise ScoreError(
+                f"{path}: column config has several values ({', '.join(vals)}); pass --config"
+            )
+        config = vals[0] if vals else path.parent.name
+    if not (Path(release) / "data" / config).is_dir():
+        raise ScoreError(f"{path}: config {config} is not a config of the release {release}")
+    tmp = Path(tempfile.mkdtemp(prefix="causalarena-score-"))
+    try:
+        (tmp / config).mkdir()
+        os.symlink(path.resolve(), tmp / config / path.name)
+        return score_predictions(release, tmp, workers=workers, sid=sid)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def release_of(pred_dir: str | os.PathLike) -> Path:
