@@ -44,8 +44,9 @@ def cli_scores(mini_release, tmp_path_factory):
     )
     assert rc == 0
     rep = tmp_path_factory.mktemp("cli-report")
-    assert main(["report", str(pred), "--out", str(rep), "--release", str(mini_release)]) == 0
-    return score_predictions(mini_release, pred), pd.read_csv(rep / "leaderboard.csv")
+    args = ["report", str(pred), "--out", str(rep), "--release", str(mini_release)]
+    assert main([*args, "--max-d", "10"]) == 0  # the evaluated set: d <= 10, as run
+    return score_predictions(mini_release, pred, max_d=10), pd.read_csv(rep / "leaderboard.csv")
 
 
 def _vsr(X, mask, seed):

@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     cli_report.add_report_options(rp)  # --priors, --reference-methods, --no-ood, --runtime, ...
     cli_report.add_commands(sub)  # runtime
     rp.add_argument("--workers", type=int, default=2, help="processes scoring predictions")
+    rp.add_argument(
+        "--max-d",
+        type=int,
+        default=None,
+        help="evaluate only instances with at most this many variables (coverage and the "
+        "empty-graph fallback are over that subset; default: every instance of the config)",
+    )
     sub.add_parser("methods", help="list baseline methods and whether they can run here")
     from causalarena.cli_release import add_commands
 

@@ -106,7 +106,12 @@ def run_report(args: argparse.Namespace) -> int:
     from causalarena.eval.score import release_of, score_predictions
 
     release = args.release or release_of(args.pred_dir)
-    scores = score_predictions(release, args.pred_dir, workers=max(1, getattr(args, "workers", 1)))
+    scores = score_predictions(
+        release,
+        args.pred_dir,
+        workers=max(1, getattr(args, "workers", 1)),
+        max_d=getattr(args, "max_d", None),
+    )
     present = set(scores["method"].dropna())
     kwargs: dict = {"seed": args.seed}
     if not args.no_ood:

@@ -316,8 +316,14 @@ def evaluate(
         raise ImportError(f"method {label!r} cannot run here: {res['missing'][label]}")
     if pretraining_disclosure is not None:
         _set_disclosure(folder / config / f"{label}.parquet", pretraining_disclosure)
-    scores = score_predictions(release, folder)
-    scores = scores[scores["config"] == config].reset_index(drop=True)
+    # the evaluated set is the selection run (max_d, replicates): coverage is over it
+    scores = score_predictions(
+        release,
+        folder,
+        max_d=max_d,
+        replicates=None if replicates is None else list(replicates),
+        configs=[config],
+    ).reset_index(drop=True)
     return Leaderboard(
         scores, {**prov, "release": str(release), "config": config}, predictions=folder
     )

@@ -484,6 +484,7 @@ def score_predictions(
     workers: int = 1,
     sid: bool = True,
     max_d: int | None = None,
+    replicates: Iterable[int] | None = None,
     configs: Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """Score every predictions file under ``pred_dir`` against ``release``.
@@ -502,6 +503,8 @@ def score_predictions(
         Evaluate only the instances with at most this many variables (a documented subset,
         e.g. the demo's d <= 30); coverage and fallback are over that subset and rows for
         larger instances are dropped.
+    replicates : iterable of int, optional
+        Evaluate only these replicate indices (a documented subset, like ``max_d``).
     configs : iterable of str, optional
         Score only these configs.
 
@@ -532,16 +535,21 @@ def score_predictions(
     caches: dict[str, _TruthCache] = {}
     for config, files in subs:
         truth = read_truth(release, config)
-        if max_d is not None:
-            larger = {k for k, v in truth.items() if v["d"] > max_d}
-            truth = {k: v for k, v in truth.items() if k not in larger}
+        reps = None if replicates is None else {int(r) for r in replicates}
+        larger = {
+            k
+            for k, v in truth.items()
+            if (max_d is not None and v["d"] > max_d)
+            or (reps is not None and v["replicate"] not in reps)
+        }
+        truth = {k: v for k, v in truth.items() if k not in larger}
         caches[config] = _TruthCache(truth, sid)
         by_method: dict[str, list[pd.DataFrame]] = {}
         for f in files:
             df = read_predictions(f)
             _check_provenance(df, f, prov)
             _check_duplicates(df, str(f))
-            if max_d is not None:
+            if larger:
                 df = df[~df["instance_id"].isin(larger)]
             for m, sub in df.groupby("method", sort=True):
                 by_method.setdefault(str(m), []).append(sub)
