@@ -162,6 +162,26 @@ def test_edge_tag_counts_assigns_the_childs_tag():
     assert t.loc["lin", "edge_f1"] == 1.0 and t.loc["sin", "edge_f1"] == 0.0
 
 
+def test_node_tags_refuse_a_real_table_description():
+    from causalarena.eval.edges import node_tags
+
+    with pytest.raises(ValueError, match="executable"):
+        node_tags({"variables": ["Raf", "Mek"]})
+    tags = node_tags(
+        {
+            "variables": [
+                {"name": "a", "mechanism": None},
+                {
+                    "name": "b",
+                    "mechanism": {"family": "polynomial"},
+                    "noise": {"family": "laplace"},
+                },
+            ]
+        }
+    )
+    assert tags == {"mechanism": ["(root)", "polynomial_power"], "noise": ["(root)", "laplace"]}
+
+
 def test_edge_counts_sum_to_the_scorers_f1(mini_release, ood_predictions):
     from causalarena.eval.edges import edge_counts
     from causalarena.eval.score import score_predictions

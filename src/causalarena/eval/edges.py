@@ -44,11 +44,20 @@ def node_tags(spec: dict) -> dict[str, list[str]]:
     -------
     dict
         ``{"mechanism": [tag per node], "noise": [tag per node]}``.
+
+    Raises
+    ------
+    ValueError
+        ``spec`` is not an executable specification (e.g. a real table's description, whose
+        ``variables`` are plain names).
     """
     from causalarena.generator.mechanisms import MECHANISMS
 
+    variables = spec.get("variables") if isinstance(spec, dict) else None
+    if not isinstance(variables, list) or not all(isinstance(v, dict) for v in variables):
+        raise ValueError("not an executable SCM specification (no variable records)")
     mech, noise = [], []
-    for v in spec["variables"]:
+    for v in variables:
         m = v.get("mechanism")
         if not m:
             mech.append(ROOT_TAG)

@@ -441,7 +441,7 @@ def log_axis(axis, *, label: str | None = None) -> None:
     """Log-scale ``axis`` (an ``ax.xaxis`` / ``ax.yaxis``) with plain-number ticks at 1, 2, 5.
 
     Major ticks are labelled ``0.01, 0.1, 1, 10, 1k`` (not ``10^-2``); when the data span less
-    than two decades the 2 and 5 sub-ticks are labelled too, so every axis shows at least two
+    than three decades the 2 and 5 sub-ticks are labelled too, so every axis shows at least two
     labelled ticks.
     """
     from matplotlib.ticker import LogLocator
@@ -450,7 +450,7 @@ def log_axis(axis, *, label: str | None = None) -> None:
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
     lo, hi = axis.get_view_interval()
     span = np.log10(max(hi, 1e-300) / max(lo, 1e-300)) if lo > 0 else 3.0
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if span >= 2 else (1.0, 2.0, 5.0)))
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if span >= 3 else (1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: _tick_label(v)))
     axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10))))
     axis.set_minor_formatter(NullFormatter())
@@ -674,11 +674,19 @@ def plot_dataset_scores(
         ax.set_xticks(x, datasets)
         ax.set_xlim(-0.5, len(datasets) - 0.5)
         ax.set_ylabel(_label(metric))
+        vals = sub["mean"].to_numpy(dtype=float)
+        vals = vals[np.isfinite(vals)]
         if metric in ("f1", "precision", "recall", "auroc", "ap"):
             ax.set_ylim(0, 1)
+        elif vals.size and vals.min() > 0 and vals.max() > 10 * vals.min():
+            ax.set_ylim(vals.min() / 1.5, vals.max() * 1.5)
+            log_axis(ax.yaxis, label=f"{_label(metric)} (log scale)")
         else:
-            ax.set_ylim(0, max(1.0, float(np.nanmax(sub["mean"].to_numpy(dtype=float))) * 1.15))
-        ax.grid(axis="y", alpha=0.3)
+            ax.set_ylim(0, max(1.0, float(vals.max()) * 1.15 if vals.size else 1.0))
+        ax.tick_params(axis="x", labelrotation=25)
+        for lab in ax.get_xticklabels():
+            lab.set_horizontalalignment("right")
+        ax.grid(axis="y", alpha=0.3, which="both")
     axs[0].set_title("Scores per real dataset (no line joins unrelated datasets)")
     axs[0].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     return _save(fig, path, metadata)
