@@ -237,6 +237,10 @@ def test_report_pages_have_paper_sections_and_disclosure(tmp_path):
     board = pd.read_csv(tmp_path / "leaderboard.csv").set_index("method")
     lo, hi = board.loc["AVICI", ["f1_ci_low", "f1_ci_high"]]
     assert f"{board.loc['AVICI', 'f1']:.3f} [{lo:.3f}, {hi:.3f}]" in avici
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    head = next(line for line in summary.splitlines() if line.startswith("| Rank"))
+    assert [c.strip() for c in head.strip("|").split("|")][:4] == ["Rank", "Method", "F1", "SHD"]
+    assert "## Benchmark table" in summary and "AUROC" not in summary
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert page.count('<tr class="method-row">') == 4
     assert 'id="table2"' in page and 'id="dataset-sachs"' in page
