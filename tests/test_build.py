@@ -252,3 +252,9 @@ def test_release_files_are_world_readable(mini_release):
         *sorted((mini_release / "data").rglob("*.parquet"))[:3],
     ]:
         assert p.stat().st_mode & 0o044 == 0o044, p
+
+
+def test_no_local_path_in_manifest_or_metadata(mini_release):
+    for name in ("manifest.json", "README.md", "croissant.json", "CITATION.cff", ".zenodo.json"):
+        text = (mini_release / name).read_text()
+        assert str(mini_release.parent) not in text and "/tmp/" not in text, name
