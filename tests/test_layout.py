@@ -253,3 +253,21 @@ def test_croissant_urls_resolve_from_the_hub_once_published(mini_release, tmp_pa
         f for f in js["recordSet"][0]["field"] if f["name"] == "X"
     )  # shape stated in terms of the record's columns
     assert x["cr:arrayShape"] == "-1,-1" and "(n_obs + n_int, d)" in x["description"]
+
+
+def test_manifest_records_each_shards_d_and_the_views_follow(mini_release):
+    from causalarena.schema import manifest_views
+
+    manifest = json.loads((mini_release / "manifest.json").read_text())
+    shards = [f for f in manifest["files"] if f.get("config")]
+    for f in shards:
+        assert {f["d"]} == set(
+            pq.read_table(mini_release / f["path"], columns=["d"])["d"].to_pylist()
+        )
+    views = manifest_views(manifest)
+    assert len(views) == 10 and all(
+        len(v["files"]) == 8 and v["rows"] == 10 for v in views.values()
+    )
+    # a manifest without per-shard d (e.g. a shard mixing d) implies no views for that config
+    stripped = {**manifest, "files": [{k: v for k, v in f.items() if k != "d"} for f in shards]}
+    assert manifest_views(stripped) == {}

@@ -28,11 +28,13 @@ What a family declares, in one :class:`Family` value:
 - optionally ``arrays(suite, config, shard_paths, store_path)``: fill a Zarr store at
   ``store_path`` (a temporary folder the engine created) from the config's finished Parquet
   shards; the engine renames it into place and checksums every file in the manifest;
-- optionally ``shard_key(unit)``: shards never mix rows of units with different keys; the
-  rows of each key (in unit order, keys in order of first appearance) get
-  :func:`shard_count` shards of their own when every key has at least 8 rows of the config
-  (otherwise the config is sharded as a whole).  The synthetic family keys by ``d``, so every
-  shard holds one ``d`` and the card declares fixed-d views (``<config>-dNNN``) over them;
+- optionally ``shard_d(unit)``: the ``d`` (number of variables) of every row the unit
+  writes, for families whose units each hold one ``d``.  Shards then never mix rows of
+  different ``d``: the rows of each ``d`` (in unit order, ``d`` in order of first appearance)
+  get :func:`shard_count` shards of their own when every ``d`` has at least 8 rows of the
+  config (otherwise the config is sharded as a whole), each such shard's manifest entry
+  records its ``"d"``, and the card declares fixed-d views (``<config>-dNNN``,
+  :func:`causalarena.schema.manifest_views`) over them.  The synthetic family keys by ``d``;
 - ``code``: package-relative paths (files or folders) whose bytes determine the output; a
   unit finished by other code is rebuilt on resume.
 
@@ -167,7 +169,7 @@ class Family:
     text: Callable[[str], CardText]
     prepare: Callable[[str, str, Mapping[str, Any]], dict[str, Any]] | None = None
     arrays: Callable[[str, str, list[Any], Any], None] | None = None
-    shard_key: Callable[[Unit], Any] | None = None
+    shard_d: Callable[[Unit], int] | None = None
     code: tuple[str, ...] = ()
     parquet_options: Mapping[str, Any] = field(
         default_factory=lambda: {"compression": "zstd", "compression_level": 3}

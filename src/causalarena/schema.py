@@ -42,6 +42,36 @@ def view_name(config: str, d: int) -> str:
     return f"{config}-d{int(d):03d}"
 
 
+def manifest_views(manifest: dict) -> dict[str, dict]:
+    """The fixed-d views a release manifest implies.
+
+    A config gets one view per ``d`` when every one of its file entries records a ``"d"``
+    (written by the engine for families with ``shard_d``, so each shard holds one ``d``).
+
+    Returns
+    -------
+    dict
+        ``view name -> {"config", "d", "files" (sorted paths), "rows"}``, sorted by name.
+    """
+    out: dict[str, dict] = {}
+    by_config: dict[str, list[dict]] = {}
+    for f in manifest.get("files", []):
+        if isinstance(f, dict) and f.get("config") is not None:
+            by_config.setdefault(str(f["config"]), []).append(f)
+    for config, files in by_config.items():
+        if not all(isinstance(f.get("d"), int) and f["d"] > 0 for f in files):
+            continue
+        for f in files:
+            v = out.setdefault(
+                view_name(config, f["d"]), {"config": config, "d": f["d"], "files": [], "rows": 0}
+            )
+            v["files"].append(f["path"])
+            v["rows"] += int(f.get("rows", 0))
+    for v in out.values():
+        v["files"].sort()
+    return dict(sorted(out.items()))
+
+
 def array2d_shape(name: str, d: int) -> list[int | None]:
     """``datasets.Array2D`` shape of an array column in a view of fixed ``d`` (rows dynamic)."""
     return [None if dim != "d" else int(d) for dim in ARRAY_COLUMNS[name][1]]

@@ -261,24 +261,28 @@ def shard_name(config: str, k: int, n: int) -> str:
 # ----------------------------------------------------------------------------- consolidation
 def _grouped_parts(
     parts: list[dict[str, Any]], keys: list[Any] | None
-) -> tuple[list[dict[str, Any]], list[int]]:
-    """Parts reordered key by key (keys in order of first appearance) and the row count of
-    each shard: :func:`shard_count` shards per key when every key has >= 8 rows, else one
-    split of the whole config (see ``Family.shard_key``)."""
+) -> tuple[list[dict[str, Any]], list[int], list[Any]]:
+    """Parts reordered ``d`` by ``d`` (in order of first appearance), the row count of each
+    shard and each shard's ``d``: :func:`shard_count` shards per ``d`` when every ``d`` has
+    >= 8 rows, else one split of the whole config with ``d`` None (see ``Family.shard_d``)."""
     import numpy as np
 
     groups: dict[Any, list[dict[str, Any]]] = {}
     for f, k in zip(parts, keys if keys is not None else [None] * len(parts), strict=True):
         groups.setdefault(k, []).append(f)
-    if len(groups) > 1 and all(sum(f["rows"] for f in g) >= 8 for g in groups.values()):
+    if None not in groups and all(sum(f["rows"] for f in g) >= 8 for g in groups.values()):
         ordered = [f for g in groups.values() for f in g]
-        sizes = []
-        for g in groups.values():
+        sizes: list[int] = []
+        dees: list[Any] = []
+        for k, g in groups.items():
             rows = sum(f["rows"] for f in g)
-            sizes += [len(a) for a in np.array_split(np.arange(rows), shard_count(rows, len(g)))]
-        return ordered, sizes
+            n = shard_count(rows, len(g))
+            sizes += [len(a) for a in np.array_split(np.arange(rows), n)]
+            dees += [k] * n
+        return ordered, sizes, dees
     rows = sum(f["rows"] for f in parts)
-    return parts, [len(a) for a in np.array_split(np.arange(rows), shard_count(rows, len(parts)))]
+    n = shard_count(rows, len(parts))
+    return parts, [len(a) for a in np.array_split(np.arange(rows), n)], [None] * n
 
 
 def _consolidate(
@@ -290,8 +294,8 @@ def _consolidate(
 ) -> list[dict[str, Any]]:
     """Write the final shards of every config from the unit parts (reusing matching shards).
 
-    ``keys`` (one per record, from ``Family.shard_key``) keep rows of different keys in
-    different shards."""
+    ``keys`` (one ``d`` per record, from ``Family.shard_d``) keep rows of different ``d`` in
+    different shards; each such shard's entry records its ``"d"``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -309,11 +313,11 @@ def _consolidate(
         rows = sum(f["rows"] for f in parts)
         if rows == 0:
             continue
-        parts, bounds = _grouped_parts(parts, [k for _, k in tagged])
+        parts, bounds, dees = _grouped_parts(parts, [k for _, k in tagged])
         n = len(bounds)
         starts = np.concatenate([[0], np.cumsum(bounds)]).astype(int)
         rec_path = out / BUILD_DIR / f"shards-{cfg.name}.json"
-        want = {"parts": [f["sha256"] for f in parts], "n": n, "bounds": bounds}
+        want = {"parts": [f["sha256"] for f in parts], "n": n, "bounds": bounds, "d": dees}
         old = _read_record(rec_path)
         done = old.get("files", []) if old and old.get("want") == want else []
         if len(done) == n and _files_match(out, done):
@@ -335,15 +339,16 @@ def _consolidate(
             table = pa.concat_tables(pieces).combine_chunks() if pieces else None
             rel = shard_name(cfg.name, k, n)
             atomic_write_parquet(out / rel, table, **opts)
-            cfg_files.append(
-                {
-                    "path": rel,
-                    "config": cfg.name,
-                    "rows": table.num_rows,
-                    "bytes": (out / rel).stat().st_size,
-                    "sha256": sha256_file(out / rel),
-                }
-            )
+            entry = {
+                "path": rel,
+                "config": cfg.name,
+                "rows": table.num_rows,
+                "bytes": (out / rel).stat().st_size,
+                "sha256": sha256_file(out / rel),
+            }
+            if dees[k] is not None:
+                entry["d"] = int(dees[k])
+            cfg_files.append(entry)
         atomic_write_json(rec_path, {"want": want, "files": cfg_files})
         files.extend(cfg_files)
     return files
@@ -526,7 +531,7 @@ def build(
                             "finished units are kept, rerun the same command to resume"
                         ) from None
         ordered = [records[u.key] for u in units]
-        keys = [fam.shard_key(u) for u in units] if fam.shard_key else None
+        keys = [int(fam.shard_d(u)) for u in units] if fam.shard_d else None
         shards = _consolidate(outp, fam, suite, ordered, keys)
         _remove_unwritten(
             outp, old, {f["path"] for f in shards}, {c.name for c in fam.configs(suite)}

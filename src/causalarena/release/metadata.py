@@ -989,66 +989,56 @@ def view_infos(
 ) -> list[ConfigInfo]:
     """Fixed-d views of every config whose shards each hold a single ``d``.
 
-    A view ``<config>-d<ddd>`` lists the config's shards of that ``d`` and declares ``X`` and
-    ``mask`` as ``datasets.Array2D((None, d))`` and ``adjacency`` as ``Array2D((d, d))``
+    The views come from the manifest (:func:`causalarena.schema.manifest_views`: the engine
+    records each shard's ``d`` for families with ``shard_d``).  A view ``<config>-d<ddd>``
+    lists the config's shards of that ``d`` and declares ``X`` and ``mask`` as
+    ``datasets.Array2D((None, d))`` and ``adjacency`` as ``Array2D((d, d))``
     (:data:`causalarena.schema.ARRAY_COLUMNS`), so ``datasets``' numpy and torch formatters
-    reshape one flat buffer per row instead of converting every matrix row, and rows batch
-    into ``(B, n, d)``.  A config with a shard mixing several ``d`` gets no views.
+    reshape one flat buffer per matrix instead of converting every matrix row, and rows batch
+    into ``(B, n, d)``.
     """
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+    from causalarena.schema import ARRAY_COLUMNS, array2d_shape, manifest_views
 
-    from causalarena.schema import ARRAY_COLUMNS, array2d_shape, view_name
-
+    by_name = {c.name: c for c in configs}
+    sizes = {f["path"]: int(f["bytes"]) for f in manifest["files"] if "config" in f}
     out: list[ConfigInfo] = []
-    for c in configs:
-        names = {str(f.name): f for f in c.features}
-        if "d" not in names or any(
-            k not in names or names[k].depth != 2 or names[k].leaf != dtype
+    for name, v in manifest_views(manifest).items():
+        c = by_name.get(v["config"])
+        if c is None:
+            continue
+        feats = {str(f.name): f for f in c.features}
+        if "d" not in feats or any(
+            k not in feats or feats[k].depth != 2 or feats[k].leaf != dtype
             for k, (dtype, _) in ARRAY_COLUMNS.items()
         ):
             continue
-        by_d: dict[int, list[dict[str, Any]]] = {}
-        mixed = False
-        for f in manifest["files"]:
-            if f.get("config") != c.name:
-                continue
-            ds = pc.unique(pq.read_table(folder / f["path"], columns=["d"]).column("d"))
-            if len(ds) != 1:
-                mixed = mixed or len(ds) > 1
-                continue
-            by_d.setdefault(int(ds[0].as_py()), []).append(f)
-        if mixed:
-            continue
-        for d in sorted(by_d):
-            files = sorted(by_d[d], key=lambda f: f["path"])
-            feats = [
-                Feature(
-                    name=f.name,
-                    array2d=Array2DSpec(
-                        shape=tuple(array2d_shape(str(f.name), d)),  # type: ignore[arg-type]
-                        dtype=ARRAY_COLUMNS[str(f.name)][0],  # type: ignore[arg-type]
-                    ),
-                )
-                if f.name in ARRAY_COLUMNS
-                else f
-                for f in c.features
-            ]
-            out.append(
-                ConfigInfo(
-                    name=view_name(c.name, d),
-                    setting=c.setting,
-                    split=c.split,
-                    rows=sum(int(f["rows"]) for f in files),
-                    shards=len(files),
-                    bytes=sum(int(f["bytes"]) for f in files),
-                    uncompressed_bytes=sum(_file_bytes(folder, f["path"]) for f in files),
-                    features=feats,
-                    view_of=c.name,
-                    d=d,
-                    files=[f["path"] for f in files],
-                )
+        d = int(v["d"])
+        out.append(
+            ConfigInfo(
+                name=name,
+                setting=c.setting,
+                split=c.split,
+                rows=int(v["rows"]),
+                shards=len(v["files"]),
+                bytes=sum(sizes[p] for p in v["files"]),
+                uncompressed_bytes=sum(_file_bytes(folder, p) for p in v["files"]),
+                features=[
+                    Feature(
+                        name=f.name,
+                        array2d=Array2DSpec(
+                            shape=tuple(array2d_shape(str(f.name), d)),  # type: ignore[arg-type]
+                            dtype=ARRAY_COLUMNS[str(f.name)][0],  # type: ignore[arg-type]
+                        ),
+                    )
+                    if f.name in ARRAY_COLUMNS
+                    else f
+                    for f in c.features
+                ],
+                view_of=c.name,
+                d=d,
+                files=list(v["files"]),
             )
+        )
     return out
 
 

@@ -184,7 +184,7 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     ]
 
 
-def shard_key(unit: Unit) -> int:
+def shard_d(unit: Unit) -> int:
     """``d`` of the unit's block: shards hold one ``d`` each (the card's fixed-d views)."""
     return int(get_suite(unit.suite).blocks()[int(unit.params["block"])][1])
 
@@ -244,6 +244,6 @@ FAMILY = Family(
     run_unit=run_unit,
     header=header,
     text=text,
-    shard_key=shard_key,
+    shard_d=shard_d,
     parquet_options={"compression": "zstd", "compression_level": 3, "row_group_size": 64},
 )
