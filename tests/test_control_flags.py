@@ -24,6 +24,8 @@ def _scores():
                         "scm_id": f"{fam}{k}",
                         "status": "ok",
                         "graph_family": fam,
+                        "family": "synthetic",
+                        "setting": "obs",
                         "f1": f1 + 0.01 * k,
                         "shd": 10 * (1 - f1),
                     }
@@ -46,3 +48,14 @@ def test_control_beating_pc_is_flagged_per_family():
 def test_no_reference_gives_no_rows():
     s = _scores()
     assert control_flags(s[s.method != "pc"]).empty
+
+
+def test_report_lists_the_flagged_families(tmp_path):
+    from causalarena.eval.report import write_report
+
+    written = write_report(_scores(), tmp_path, factors=[])
+    assert "sortability_controls.csv" in written
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "## Sortability controls" in md and "Flagged families: A." in md
+    csv = pd.read_csv(tmp_path / "sortability_controls.csv")
+    assert csv.set_index("graph_family")["beats"].to_dict() == {"A": True, "B": False}
