@@ -578,6 +578,7 @@ def test_real_metadata_model_is_strict(real_release):
         ReleaseMetadata.model_validate({**data, "license": "mit"})
 
 
+@needs_data
 def test_info_summarises_a_real_release(real_release, capsys):
     from causalarena.cli import main
 
