@@ -114,6 +114,8 @@ def licence_details(meta: ReleaseMetadata) -> str:
 
 
 def _type_text(f: Any) -> str:
+    if getattr(f, "array2d", None) is not None:
+        return f"Array2D{tuple(f.array2d.shape)}<{f.array2d.dtype}>"
     return f.dtype if f.list is None else f"list<{_type_text(f.list)}>"
 
 
@@ -411,12 +413,18 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
         "|---|---|---:|---:|---:|",
     ]
     L += [f"| `{c.name}` | `{c.split}` | {c.rows} | {c.shards} | {c.bytes} |" for c in meta.configs]
+    default = next((c for c in meta.configs if c.default), meta.configs[0])
+    src = meta.hf_repo_id or "<this folder or ORG/NAME>"
     L += [
+        "",
+        f"`{default.name}` is the default config. Plain `datasets` reads every config (no "
+        "loading script, no `causalarena` import):",
         "",
         "```python",
         "import datasets",
-        f'ds = datasets.load_dataset("<this folder or ORG/NAME>", "{meta.configs[0].name}", '
-        'split="test")',
+        f'ds = datasets.load_dataset("{src}", "{default.name}", split="test", streaming=True, '
+        f'revision="v{meta.version}").with_format("numpy")',
+        "row = next(iter(ds))",
         "```",
         "",
         "## Schema",
