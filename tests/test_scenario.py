@@ -406,3 +406,17 @@ def test_gate_is_deterministic(baro):
     spec = compile_scenario(sc)
     t1, t2 = sample(spec, 800, 200, seed=5), sample(spec, 800, 200, seed=5)
     assert t1.X.tobytes() == t2.X.tobytes()
+
+
+def test_pool_stats_count_variables_edges_targets_and_shares():
+    from causalarena.generator.scenario.stats import pool_stats
+
+    st = pool_stats([_sc(TINY_SEMANTIC), _sc(TINY_FORMULA)])
+    sem, form = st["semantic"], st["formula"]
+    assert sem["variables"] == (3, 3, 3.0) and sem["edges"] == (2, 2, 2.0)
+    assert sem["targets"] == (1, 1, 1.0) and sem["no_noise_share"] == 1.0
+    assert sem["mechanism_edge_shares"] == {"linear_affine": 1.0}
+    # formula: 5 nodes, 4 noiseless; edges 3 into the law + 1 into the readout
+    assert form["edges"] == (4, 4, 4.0) and form["no_noise_share"] == 0.8
+    assert form["mechanism_edge_shares"] == {"physical_law": 0.75, "measurement_error": 0.25}
+    assert form["formula_nodes"] == 1 and form["reviewed"] == 0

@@ -33,6 +33,9 @@ def add_commands(subparsers: Any) -> None:
     n.add_argument("--out", default=None, help="output file (default: ./<id>.yaml)")
     n.add_argument("--force", action="store_true", help="overwrite an existing file")
     sub.add_parser("list", help="list the scenarios shipped with the package")
+    st = sub.add_parser("stats", help="pool statistics beside the paper's (variables, edges, mix)")
+    st.add_argument("files", nargs="*", help="YAML files or folders (default: the shipped pool)")
+    st.add_argument("--json", action="store_true", help="print JSON")
 
 
 def dispatch(args: argparse.Namespace) -> int | None:
@@ -58,6 +61,14 @@ def _run(args: argparse.Namespace) -> int:
         for f in scenario_files():
             print(f"{f.parent.parent.parent.name}/{f.parent.name}/{f.stem}")
         return 0
+    if args.scenario_cmd == "stats":
+        from causalarena.generator.scenario.schema import load_scenario
+        from causalarena.generator.scenario.stats import format_stats, pool_stats
+
+        scs = [load_scenario(f) for f in _files(args.files)]
+        stats = pool_stats(scs)
+        print(json.dumps(stats, indent=2) if args.json else format_stats(stats))
+        return 0
     if args.scenario_cmd == "new":
         from causalarena.generator.scenario.scaffold import template
 
@@ -73,15 +84,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     from causalarena.generator.scenario.gate import check_file, check_pool, format_report
 
-    files: list[Path] = []
-    for p in args.files or [str(f) for f in scenario_files()]:
-        p = Path(p)
-        if p.is_dir():
-            files += sorted(p.rglob("*.yaml"))
-        elif p.exists():
-            files.append(p)
-        else:
-            raise ValueError(f"{p}: no such file or folder")
+    files = _files(args.files)
     reports, scenarios = [], []
     for i, f in enumerate(files):
         if not args.quiet:
@@ -105,3 +108,25 @@ def _run(args: argparse.Namespace) -> int:
         print(format_report(reports, pool))
     blocked = any(r.blocking for r in reports) or any(f.blocking for f in pool)
     return 1 if blocked else 0
+
+
+def _files(paths: list[str]) -> list[Path]:
+    """YAML files named or found in folders (default: the shipped pool).
+
+    Raises
+    ------
+    ValueError
+        A path that does not exist.
+    """
+    from causalarena.generator.scenario.pool import scenario_files
+
+    files: list[Path] = []
+    for p in paths or [str(f) for f in scenario_files()]:
+        p = Path(p)
+        if p.is_dir():
+            files += sorted(p.rglob("*.yaml"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise ValueError(f"{p}: no such file or folder")
+    return files
