@@ -449,3 +449,30 @@ def test_trajectory_curves_carry_the_latest_hypothesis_forward(tmp_path):
     # episode 1: 0.5, 0.5, 1.0, 1.0; episode 2: 0, 0 (padded with its last value)
     assert trajectory_curves(rows) == {"a / c": [0.25, 0.25, 0.5, 0.5]}
     assert plot_trajectories(rows, tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_lab_play_in_a_terminal_session():
+    ep = find_episode("lab-main/main-3nodes/000")
+    p = ep.lab["controllable"][0]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    lines = [
+        "help",
+        f"set {p} 50",
+        "set nothing 1",
+        "set " + p + " abc",
+        "reactor",
+        f"submit {ep.held_out()}",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "causalarena.cli", "lab", "play", "--episode", ep.episode_id],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "budget left: " + str(ep.budget - 1) in out.stdout
+    assert "error: intervene: unknown property 'nothing'" in out.stdout
+    assert "error: set: value 'abc' is not a number" in out.stdout
+    assert "correct!" in out.stdout
