@@ -81,11 +81,12 @@ def _spawner(X, mask=None, *, seed=0):
 
 
 def _hog(X, mask=None, *, seed=0):
-    """Allocate (and touch) 40 MB every 10 ms, up to 4 GB."""
+    """Allocate (and touch) 40 MB every 10 ms, up to 4 GB, and hold it for 5 s."""
     blocks = []
     for _ in range(100):
         blocks.append(np.ones(5_000_000))
         time.sleep(0.01)
+    time.sleep(5)  # even a starved watchdog sees it
     return _empty(X)
 
 
