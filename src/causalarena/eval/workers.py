@@ -543,6 +543,21 @@ def preload_modules(methods: Iterable[Any]) -> list[str]:
     return mods
 
 
+def start_fork_server(preload: Iterable[str] | None = None):
+    """Start the fork server now (it imports ``preload`` while the caller goes on).
+
+    Only the first call in a process chooses the preload (default :data:`BASE_PRELOAD`);
+    returns the ``forkserver`` multiprocessing context.
+    """
+    from multiprocessing import forkserver
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(list(preload or BASE_PRELOAD))
+    with _thread_env():  # the server and every worker run one BLAS/OpenMP thread
+        forkserver.ensure_running()
+    return ctx
+
+
 @dataclass
 class _Busy:
     job: Job
@@ -591,12 +606,7 @@ class WorkerPool:
         self.timeout = float(timeout)
         self.memory_limit = memory_limit
         self.plugins = plugin_modules() if plugins is None else list(plugins)
-        self.ctx = mp.get_context("forkserver")
-        self.ctx.set_forkserver_preload(list(preload or BASE_PRELOAD))
-        from multiprocessing import forkserver
-
-        with _thread_env():  # the server imports the preload now, while the caller works on
-            forkserver.ensure_running()
+        self.ctx = start_fork_server(preload)
         self._tmp = tempfile.TemporaryDirectory(prefix="causalarena-workers-")
         self.scratch = Path(self._tmp.name)
         self.workers: dict[tuple[int, str], _Worker] = {}
