@@ -180,6 +180,11 @@ def test_with_format_torch(mini_release):
         assert r["mask"].dtype == torch.bool and tuple(r["adjacency"].shape) == (10, 10)
     b = next(ds.with_format("torch").iter(batch_size=4))
     assert tuple(b["X"].shape) == (4, n, 10) and b["X"].dtype == torch.float32
+    import causalarena as ca
+
+    a = ca.to_numpy(rows[0])  # torch rows convert back to the stored dtypes
+    assert a["X"].dtype == np.float32 and a["adjacency"].dtype == np.int8
+    np.testing.assert_array_equal(a["X"], rows[0]["X"].numpy())
 
 
 @pytest.mark.parametrize("world_size", [1, 2, 4, 8])
