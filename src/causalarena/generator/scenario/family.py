@@ -122,7 +122,12 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
             SUITE_SEEDS[kind],
             scale,
             name.replace("/", "."),
-            {"name": name, "index": names.index(name)},
+            {
+                "name": name,
+                "index": names.index(name),
+                # the file's bytes are part of the resume key (code_sha256 covers .py only)
+                "sha256": hashlib.sha256(_path(kind, name).read_bytes()).hexdigest(),
+            },
         )
         for name in public_names(suite)
     ]
