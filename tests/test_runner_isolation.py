@@ -322,3 +322,30 @@ def test_run_one(plugins):
     assert bad.status == "invalid" and "adjacency has shape 2 x 2" in bad.error
     with pytest.raises(RunOptionError, match="timeout=nan"):
         run_one("random-regress", X, timeout=float("nan"))
+
+
+def test_method_objects_reach_isolated_workers(mini_release, tmp_path, d10):
+    import os
+
+    import numpy as np
+
+    from causalarena.baselines.base import Method, MethodInfo, MethodResult
+
+    info = MethodInfo(
+        name="chain-guess", display_name="chain", family="control",
+        supports_interventions=False, requires_interventions=False, outputs_edge_scores=False,
+        output_graph="dag", library=None, extra=None, defaults={}, reference="test",
+    )  # fmt: skip
+
+    def fit(X, mask=None, *, seed=0):  # a closure over this test: needs cloudpickle
+        A = np.eye(X.shape[1], k=1, dtype=np.int8)
+        return MethodResult(A, None, "dag", {"pid": os.getpid()})
+
+    res = run_methods(
+        mini_release, "synthetic-obs", [Method(info=info, fit=fit)], tmp_path / "p",
+        instances=d10[:2], quiet=True,
+    )  # fmt: skip
+    assert res["counts"] == {"chain-guess": {"ok": 2}}
+    rows = _rows(tmp_path / "p", "chain-guess")
+    assert all(np.array_equal(np.array(r["adjacency"]), np.eye(10, k=1)) for r in rows)
+    assert {json.loads(r["notes"])["pid"] for r in rows} != {os.getpid()}  # ran elsewhere
