@@ -47,7 +47,7 @@ RULES: dict[str, str] = {
     "not_intervenable": "intervention targets are declared intervenable",
     "resampler_range": "intervention resamplers draw inside the target's declared range",
     "spec": "the compiled SCMSpec is valid",
-    "non_finite": "sampled values are finite",
+    "non_finite": "sampled values are finite (also in a 20,000-row stress sample)",
     "constant": "no sampled column is constant",
     "out_of_range": "sampled values stay inside the declared numeric range",
     "target_unchanged": "every target has interventional rows whose value changed",
@@ -76,6 +76,8 @@ RULES: dict[str, str] = {
 }
 SIZE = {"semantic": (15, 25), "formula": (16, 25)}
 N_OBS, N_MIX_OBS, N_MIX_INT = 1000, 800, 200
+#: Rows of the extra observational sample that only has to be finite.
+N_STRESS = 20000
 BOUNDARY_MAX = 0.10
 NEAR_COPY = 0.90
 DOMINANT = 0.90
@@ -481,6 +483,16 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
         mix = sample(spec, N_MIX_OBS, N_MIX_INT, scenario_seed(sc.id, 1), counterfactual_check=True)
     except SpecError as exc:
         add(exc.variable, "non_finite", exc.reason)
+        return
+    try:  # rare rows: releases sample other seeds and more replicates than the gate
+        sample(spec, N_STRESS, 0, scenario_seed(sc.id, 2))
+    except SpecError as exc:
+        add(
+            exc.variable,
+            "non_finite",
+            f"in a {N_STRESS}-row stress sample: {exc.reason} (e.g. a noise mean that can turn "
+            "negative, a ratio whose denominator can reach zero)",
+        )
         return
     d = spec.d
     idx = spec.index()
