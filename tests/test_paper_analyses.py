@@ -252,3 +252,39 @@ def test_templates_are_package_data():
     t = files("causalarena.eval").joinpath("templates")
     names = {p.name for p in t.iterdir()}
     assert {"index.html.j2", "leaderboard.md.j2", "_macros.j2", "style.css"} <= names
+
+
+def test_benchmark_table_ignores_fallback_on_a_split_the_method_does_not_run():
+    # the scorer's fallback (empty graph) on instances a method never submitted must not
+    # turn an unsupported obs+int cell into a supported 0.0
+    rows = [_cell("B", "s1", 0.5, 2.0), _cell("B", "s2", 0.3, 2.0)]
+    rows += [
+        _cell(
+            "B",
+            "s1",
+            None,
+            np.nan,
+            config="synthetic-obsint",
+            setting="obsint",
+            status="unsupported",
+        ),
+        _cell(
+            "B",
+            "s2",
+            0.0,
+            9.0,
+            config="synthetic-obsint",
+            setting="obsint",
+            status="missing",
+            scored_as="fallback",
+        ),
+    ]
+    df = pd.DataFrame(rows)
+    df.loc[df["scored_as"].isna(), "scored_as"] = np.where(
+        df.loc[df["scored_as"].isna(), "status"] == "ok", "prediction", None
+    )
+    t = an.benchmark_table(df, n_resamples=100)
+    f1 = t[t.metric == "f1"].set_index(["method", "family", "split"])
+    assert np.isnan(f1.loc[("B", "synthetic", "obs+int"), "mean"])
+    assert f1.loc[("B", "Avg", ""), "mean"] == pytest.approx(0.4)
+    assert f1.loc[("B", "Avg", ""), "n_cells"] == 1

@@ -1068,8 +1068,9 @@ def benchmark_table(
     value is the mean over the cell's replicate-averaged instance scores, with the sample
     standard deviation over instances and a bootstrap CI (:func:`bootstrap_ci`).  A method
     *supports* a cell when it has at least one scored instance there; cells it does not
-    support (e.g. obs+int for a method without intervention support, whose runs are all
-    ``unsupported``) are NaN.  ``Avg`` is the unweighted mean of the supported cells' means
+    support (e.g. obs+int for a method without intervention support: every run
+    ``unsupported`` or ``missing``, even where the scorer gave unsubmitted instances its
+    fallback score) are NaN.  ``Avg`` is the unweighted mean of the supported cells' means
     (paper Table 2: "methods without intervention support are averaged over three obs-only
     cells, not six"); its ``n_cells`` says how many.
 
@@ -1107,9 +1108,20 @@ def benchmark_table(
         n_resamples=n_resamples,
         seed=seed,
     )
+    # A cell is supported when the method ran on it: at least one run that is not
+    # ``unsupported`` or ``missing`` (a split it cannot consume is not scored, even where
+    # unsubmitted instances got the scorer's fallback).
+    ran = [f"n_{s}" for s in ("ok", "failed", "timeout", "invalid") if f"n_{s}" in inst.columns]
+    runs = inst.groupby(["method", "family", "setting"], sort=True, dropna=False)[ran].sum()
+    active = runs.sum(axis=1) > 0
+    key = pd.MultiIndex.from_frame(cells[["method", "family", "setting"]])
+    cells["supported"] = active.reindex(key).fillna(False).to_numpy(dtype=bool)
     cells = cells.rename(columns={"setting": "split"})
     cells["split"] = cells["split"].map(lambda s: SPLIT_LABELS.get(s, s))
-    cells.loc[cells["n"] == 0, ["mean", "sd", "ci_low", "ci_high"]] = np.nan
+    off = (cells["n"] == 0) | ~cells["supported"]
+    cells.loc[off, ["mean", "sd", "ci_low", "ci_high"]] = np.nan
+    cells.loc[off, "n"] = 0
+    cells = cells.drop(columns="supported")
     cells["n_cells"] = 1
     supported = cells[cells["n"] > 0]
     avg = supported.groupby(["method", "metric"], sort=True).agg(
