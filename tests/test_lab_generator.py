@@ -178,7 +178,9 @@ def test_episodes_deterministic_and_row_roundtrip():
     assert [x.edges for x in main] == [x.edges for x in a] == [x.edges for x in quad]
     assert quad[0].spec.variables[0].mechanism.family == "polynomial"
     g = episodes("lab-golden", "golden-4nodes", "mini")["golden-4nodes"][0]
-    assert g.budget == 0 and sum("intervention" in r for r in g.records) == 6
+    # golden: offline trace injected AND the online budget 4(k-1) kept (public release does)
+    assert g.budget == 12 and sum("intervention" in r for r in g.records) == 6
+    assert g.to_row()["golden"] and not main[0].to_row()["golden"]
     assert replay_trace(g) and all(d == 0 for _, d in replay_trace(g))
     assert find_episode("lab-main/main-4nodes/002").episode_id == main[2].episode_id
 
@@ -190,6 +192,8 @@ def test_every_golden_transition_of_the_public_release_is_reproduced():
     for eps in pub.values():
         assert len(eps) == 50
         for e in eps:
+            # the recorded online budget 4(k-1) applies after the injected trace
+            assert e.budget == 4 * (e.spec.d - 1) and e.to_row()["golden"], e.episode_id
             for rid, diff in replay_trace(e):
                 n += 1
                 assert diff < 1e-9, (e.episode_id, rid, diff)
@@ -249,3 +253,53 @@ def test_lab_main_builds_through_the_release_engine(tmp_path):
     got = load_release_episodes(folder, "main-5nodes")
     assert got == episodes("lab-main", "main-5nodes", "mini")["main-5nodes"]
     assert "causalarena lab-main" in (folder / "README.md").read_text()
+    text = (folder / "README.md").read_text()
+    assert text.startswith("---\nlicense: cc-by-4.0\n") and "- interactive\n- agents\n" in text
+    # a tag the Hub cannot take, or an unknown licence, refuses the metadata (never dropped)
+    import dataclasses
+
+    from causalarena import family as fam
+    from causalarena.errors import ReleaseError
+    from causalarena.release.metadata import collect_metadata
+
+    lab = fam.family_of("lab-main")
+    for change, msg in (({"tags": ("Bad Tag",)}, "'Bad Tag'"), ({"license": "gpl"}, "'gpl'")):
+        bad = dataclasses.replace(
+            lab, text=lambda s, c=change: dataclasses.replace(lab.text(s), **c)
+        )
+        fam.register(bad)
+        try:
+            with pytest.raises(ReleaseError, match=msg):
+                collect_metadata(folder)
+        finally:
+            fam.register(lab)
+
+
+@needs_public
+def test_public_release_carries_apache_licence_in_card_croissant_cff_and_zenodo(tmp_path):
+    """lab-causalab-v0.0.2 keeps the source's Apache-2.0 licence, with the source credited,
+    in all four metadata files; the family's declared tags all reach the card."""
+    import json
+
+    import yaml
+
+    from causalarena.release.card import read_front_matter
+    from causalarena.release.engine import build
+    from causalarena.release.verify import verify_metadata
+
+    folder = build("lab-causalab-v0.0.2", scale="mini", out=tmp_path / "pub", quiet=True)
+    assert verify_metadata(folder) == []
+    repo = "https://github.com/DylanZSZ/CausaLab-Benchmark"
+    fm = read_front_matter(folder / "README.md")
+    assert fm["license"] == "apache-2.0"
+    assert {"interactive", "agents", "causal-discovery"} <= set(fm["tags"])
+    body = (folder / "README.md").read_text().split("## Licence", 1)[1]
+    assert "Apache License 2.0" in body and repo in body and "42ba47fb" in body
+    assert "CC BY" not in body.split("The `causalarena` code")[0]
+    cr = json.loads((folder / "croissant.json").read_text())
+    assert cr["license"] == "https://www.apache.org/licenses/LICENSE-2.0"
+    assert repo in cr["description"]
+    cff = yaml.safe_load((folder / "CITATION.cff").read_text())
+    assert cff["license"] == "Apache-2.0" and repo in cff["abstract"]
+    zen = json.loads((folder / ".zenodo.json").read_text())
+    assert zen["license"] == "apache-2.0" and repo in zen["description"]

@@ -78,9 +78,16 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.lab_cmd == "serve":
         from causalarena.generator.lab.env import LabEnv
-        from causalarena.generator.lab.protocol import serve
+        from causalarena.generator.lab.protocol import bounded_lines, serve
 
-        serve(LabEnv(find_episode(args.episode, args.data_dir)), sys.stdin, sys.stdout)
+        env = LabEnv(find_episode(args.episode, args.data_dir))
+        try:
+            serve(env, bounded_lines(sys.stdin.buffer), sys.stdout)
+        except BrokenPipeError:  # the agent closed its end: nothing left to answer
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet exit
+            return 0
         return 0
     if args.lab_cmd == "play":
         from causalarena.generator.lab.env import LabEnv

@@ -129,11 +129,22 @@ class UnitResult:
 
 @dataclass(frozen=True)
 class CardText:
-    """The prose a dataset card and Croissant file need (no numbers; those come from data)."""
+    """The prose a dataset card and Croissant file need (no numbers; those come from data).
+
+    ``tags`` are the card's Hub tags, all kept (lowercase ``[a-z0-9-]+``; anything else
+    refuses the metadata step with an error naming the tag).  ``license`` is the data
+    licence as a Hub/Zenodo identifier (``cc-by-4.0``, the default, or ``apache-2.0``,
+    :data:`causalarena.release.metadata.DATA_LICENCES`), written consistently into the card
+    front matter and Licence section, Croissant ``license``, ``CITATION.cff`` ``license``
+    and ``.zenodo.json`` ``license``; ``license_notice`` is the attribution those four files
+    carry with it (e.g. the upstream source whose licence the rows keep).
+    """
 
     pretty_name: str
     summary: str
     tags: tuple[str, ...] = ()
+    license: str = "cc-by-4.0"
+    license_notice: str = ""
     task_categories: tuple[str, ...] = ("graph-ml",)
     intended_uses: tuple[str, ...] = ()
     out_of_scope_uses: tuple[str, ...] = ()

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from causalarena.release.io import atomic_write_bytes
-from causalarena.release.metadata import ReleaseMetadata, Share
+from causalarena.release.metadata import DATA_LICENCES, ReleaseMetadata, Share
 
 #: Column descriptions shown in the card's schema table (and used by the Croissant file).
 COLUMN_DOCS: dict[str, str] = {
@@ -461,10 +461,21 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
         "",
         "## Licence",
         "",
-        f"Data: CC BY 4.0 (`{meta.license}`). The `causalarena` code is Apache-2.0.",
+        *_generic_licence_lines(meta),
         "",
     ]
     return "\n".join(L)
+
+
+def _generic_licence_lines(meta: ReleaseMetadata) -> list[str]:
+    """Licence section body of a generic card: the declared data licence and its notice."""
+    if meta.license == "cc-by-4.0" and not meta.license_notice:
+        return [f"Data: CC BY 4.0 (`{meta.license}`). The `causalarena` code is Apache-2.0."]
+    name = DATA_LICENCES[meta.license][2] if meta.license in DATA_LICENCES else meta.license
+    line = f"Data: [{name}]({meta.license_url}) (`{meta.license}`)."
+    if meta.license_notice:
+        line += " " + meta.license_notice
+    return [line + " The `causalarena` code is Apache-2.0."]
 
 
 def _cell(text: str) -> str:
@@ -743,6 +754,18 @@ def write_card(out: str | Path, manifest: dict[str, Any]) -> None:
     write_card_from_metadata(out, collect_metadata(Path(out), manifest))
 
 
+def _declared_license(manifest: dict[str, Any]) -> str:
+    """Data licence the card must carry: the family's declared one (synthetic: cc-by-4.0)."""
+    from causalarena.family import family_of
+
+    if manifest.get("family") in (None, "synthetic"):
+        return "cc-by-4.0"
+    try:
+        return family_of(str(manifest.get("suite"))).text(str(manifest.get("suite"))).license
+    except ValueError:
+        return "cc-by-4.0"
+
+
 def read_front_matter(path: str | Path) -> dict[str, Any]:
     """Parse the YAML front matter of a card.
 
@@ -800,7 +823,7 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
         if key not in fm:
             problems.append(f"README.md: front matter key {key!r} is missing")
     is_real = manifest.get("family") == "real"
-    want_license = "other" if is_real else "cc-by-4.0"
+    want_license = "other" if is_real else _declared_license(manifest)
     if fm.get("license") != want_license:
         problems.append(f"README.md: license is {fm.get('license')!r}, expected {want_license!r}")
     if is_real and fm.get("license_name") != REAL_LICENSE_NAME:

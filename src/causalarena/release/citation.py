@@ -78,7 +78,7 @@ class ZenodoMetadata(_Strict):
     description: str = Field(min_length=1)
     #: ``other-at`` ("Other (Attribution)") for real-data releases, whose datasets keep their
     #: own attribution licences (MIT, BSD, CC BY; listed in the description).
-    license: Literal["cc-by-4.0", "other-at"] = "cc-by-4.0"
+    license: Literal["cc-by-4.0", "apache-2.0", "other-at"] = "cc-by-4.0"
     access_right: Literal["open"] = "open"
     version: str = Field(pattern=SEMVER_RE)
     keywords: list[str] = Field(min_length=1)
@@ -150,9 +150,11 @@ def cff_dict(meta: ReleaseMetadata) -> dict[str, Any]:
         "type": "dataset",
         "title": meta.title,
         "version": meta.version,
-        "license": LICENSE_SPDX,
+        "license": meta.license_spdx if meta.is_generic else LICENSE_SPDX,
         "authors": [_person_cff(p) for p in meta.creators],
-        "abstract": meta.summary + ("" if meta.doi else " " + PENDING),
+        "abstract": meta.summary
+        + (f" {meta.license_notice}" if meta.license_notice else "")
+        + ("" if meta.doi else " " + PENDING),
         "keywords": meta.keywords,
     }
     return _with_publication(d, meta)
@@ -216,6 +218,12 @@ def render_cff(meta: ReleaseMetadata) -> str:
     return head + yaml.safe_dump(cff_dict(meta), sort_keys=False, allow_unicode=True, width=100)
 
 
+def _html_text(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=False)
+
+
 def _description_html(meta_title: str, summary: str, extra: list[str]) -> str:
     parts = [f"<p>{summary}</p>"] + [f"<p>{e}</p>" for e in extra]
     return "".join(parts)
@@ -257,9 +265,10 @@ def zenodo_dict(meta: ReleaseMetadata) -> dict[str, Any]:
                 "A[i, j] = 1 iff i -&gt; j (row = parent, column = child).",
                 "Please disclose any use of public CausalArena SCMs or the generator in "
                 "pretraining when reporting scores.",
+                *([_html_text(meta.license_notice)] if meta.license_notice else []),
             ],
         ),
-        "license": "cc-by-4.0",
+        "license": meta.license if meta.is_generic else "cc-by-4.0",
         "access_right": "open",
         "version": meta.version,
         "keywords": meta.keywords,

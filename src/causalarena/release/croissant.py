@@ -228,13 +228,14 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
         f"title={{{meta.title}}}, author={{{authors}}}, year={{{meta.paper.year}}}, "
         f"note={{arXiv:{meta.paper.arxiv}; dataset DOI {meta.doi or 'pending'}}}}}"
     )
+    notice = f" {meta.license_notice}" if meta.license_notice else ""
     md = mlc.Metadata(
         name=f"causalarena-{meta.suite}-{meta.scale}",
-        description=meta.summary + f" DOI: {meta.doi_text}.",
+        description=meta.summary + notice + f" DOI: {meta.doi_text}.",
         conforms_to=[CONFORMS_TO],
         cite_as=cite,
         creators=[mlc.Organization(name=p.display) for p in meta.creators],
-        license=[LICENSE_URL],
+        license=[meta.license_url if meta.is_generic else LICENSE_URL],
         url=dataset_url(meta),
         same_as=[f"https://doi.org/{meta.doi}"] if meta.doi else None,
         version=meta.version,

@@ -31,7 +31,7 @@ from causalarena.schema import SLICE_FACTORS
 # ----------------------------------------------------------------------------- vocabularies
 #: ``other`` is used by the real-data track, whose datasets keep their own licences (the
 #: card front matter then carries ``license_name`` / ``license_details``).
-LicenseId = Literal["cc-by-4.0", "other"]
+LicenseId = Literal["cc-by-4.0", "apache-2.0", "other"]
 #: ``synthetic`` and ``real`` have their own collectors; any other family (temporal ``dot-*``,
 #: plug-in families) is described by the :class:`causalarena.family.CardText` it declares.
 FamilyName = str
@@ -81,6 +81,15 @@ LICENCE_URLS = {
     "CC0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
 }
 SOFTWARE_URL = "https://pypi.org/project/causalarena/"
+#: Data licence a family may declare (:attr:`causalarena.family.CardText.license`, a Hub and
+#: Zenodo licence id) -> (SPDX id for ``CITATION.cff``, licence URL for Croissant, display
+#: name for the card).
+DATA_LICENCES: dict[str, tuple[str, str, str]] = {
+    "cc-by-4.0": (LICENSE_SPDX, LICENSE_URL, "CC BY 4.0"),
+    "apache-2.0": ("Apache-2.0", LICENCE_URLS["Apache-2.0"], "Apache License 2.0"),
+}
+#: A Hub tag (free-form, lowercase; :attr:`causalarena.family.CardText.tags`).
+TAG_RE = r"^[a-z0-9][a-z0-9-]*$"
 
 
 class _Strict(BaseModel):
@@ -360,8 +369,10 @@ class ReleaseMetadata(_Strict):
     pretty_name: str
     summary: str
     license: LicenseId = "cc-by-4.0"
+    #: Attribution carried with a non-default licence (card, Croissant, CFF, Zenodo).
+    license_notice: str | None = None
     task_categories: list[TaskCategory]
-    tags: list[Tag]
+    tags: list[str]
     size_category: SizeCategory
     creators: list[Person]
     paper: Paper
@@ -392,6 +403,14 @@ class ReleaseMetadata(_Strict):
             raise ValueError(f"configs must be non-empty and unique, got {names}")
         return v
 
+    @field_validator("tags")
+    @classmethod
+    def _tags_valid(cls, v: list[str]) -> list[str]:
+        bad = [t for t in v if not re.match(TAG_RE, t)]
+        if bad or len(set(v)) != len(v) or not v:
+            raise ValueError(f"tags must be unique, non-empty and match {TAG_RE}, got {v}")
+        return v
+
     @model_validator(mode="after")
     def _family_parts(self) -> ReleaseMetadata:
         if self.family == "synthetic":
@@ -402,6 +421,16 @@ class ReleaseMetadata(_Strict):
         elif self.family == "real" and self.real is None:
             raise ValueError("a real-data release needs `real`")
         return self
+
+    @property
+    def license_spdx(self) -> str:
+        """SPDX id of the data licence (``CITATION.cff``)."""
+        return DATA_LICENCES[self.license][0] if self.license in DATA_LICENCES else "other"
+
+    @property
+    def license_url(self) -> str:
+        """URL of the data licence (Croissant ``license``)."""
+        return DATA_LICENCES.get(self.license, (None, LICENSE_URL))[1]
 
     @property
     def is_generic(self) -> bool:
@@ -734,7 +763,17 @@ def _collect_generic_metadata(
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}
     env = manifest.get("environment") or {}
-    allowed = set(Tag.__args__)  # type: ignore[attr-defined]
+    bad = [t for t in text.tags if not isinstance(t, str) or not re.match(TAG_RE, t)]
+    if bad:
+        raise ReleaseError(
+            f"{folder}: family of suite {manifest['suite']!r} declares card tags {bad} that are "
+            f"not Hub tags (lowercase letters, digits and '-', pattern {TAG_RE})"
+        )
+    if text.license not in DATA_LICENCES:
+        raise ReleaseError(
+            f"{folder}: family of suite {manifest['suite']!r} declares licence "
+            f"{text.license!r}; known data licences: {sorted(DATA_LICENCES)}"
+        )
     changelog = [ChangelogEntry(version=v, changes=[c]) for v, c in text.changelog] or [
         ChangelogEntry(version=manifest["version"], changes=["First release."])
     ]
@@ -748,7 +787,9 @@ def _collect_generic_metadata(
         pretty_name=text.pretty_name,
         summary=text.summary,
         task_categories=list(text.task_categories),
-        tags=[t for t in text.tags if t in allowed] or ["benchmark"],
+        license=text.license,
+        license_notice=text.license_notice or None,
+        tags=list(dict.fromkeys(text.tags)) or ["benchmark"],
         size_category=size_category(sum(c.rows for c in configs)),
         creators=CREATORS,
         paper=PAPER,

@@ -219,7 +219,9 @@ def convert(record: dict[str, Any], config: str, index: int) -> Episode:
 
     boot = record.get("bootstrap_past_data")
     if boot:
-        records, budget = [dict(r) for r in boot], 0
+        # Golden: the trace is injected and the recorded online budget still applies.
+        records = [dict(r) for r in boot]
+        budget = int(record.get("budget", 4 * (len(names) - 1)))
     else:
         hid = stream(seed, _S_HIDDEN, 0)
         crystals = (

@@ -212,8 +212,11 @@ class Episode:
     spec : SCMSpec
         The hidden SCM (shift protocol, ``metadata["lab"]``).
     budget : int
-        Online interventions allowed (``4 (k - 1)``; 0 for golden episodes, whose trace is
-        given offline in ``records``).
+        Online interventions allowed, ``4 (k - 1)`` (appendix A).  Golden episodes keep it
+        too: their offline trace is injected into ``records`` and the agent may still
+        intervene online afterwards, as the public release (``budget`` 12 / 20 beside
+        ``bootstrap_past_data``) and its controller, which preloads the trace and then runs
+        the ordinary intervention loop, do.
     records : list of dict
         Prior records ``{"id", "props": {name: value}, "freq", ["intervention"]}``.
     manipulator, reactor : list of float
@@ -262,6 +265,11 @@ class Episode:
         m = compile_model(self.spec)
         return float(readings(m, self.reactor)[m.index(self.target)])
 
+    @property
+    def is_golden(self) -> bool:
+        """Whether the records carry an injected offline trace (``<i>/bootstrap`` records)."""
+        return any(str(r.get("id", "")).endswith("/bootstrap") for r in self.records)
+
     # ---------------------------------------------------------------- rows
     def to_row(self) -> dict[str, Any]:
         """The released row (JSON strings for nested fields)."""
@@ -276,7 +284,7 @@ class Episode:
             "equation_family": lab["equation_family"],
             "hidden": json.dumps(lab["hidden"]),
             "target_can_be_parent": lab["target_can_be_parent"],
-            "golden": any("intervention" in r for r in self.records) or self.budget == 0,
+            "golden": self.is_golden,
             "seed": str(self.seed),
             "target": self.target,
             "properties": self.properties,
@@ -493,7 +501,6 @@ def draw_episode(suite: str, base_seed: int, cfg: LabConfig, index: int) -> Epis
     budget = 4 * (cfg.n_nodes - 1)
     if cfg.golden:
         records += golden_trace(spec, crystals[0], stream(seed, _S_GOLDEN, 0), start=N_PRIOR)
-        budget = 0
     return Episode(
         episode_id=eid,
         suite=suite,

@@ -20,6 +20,13 @@ from causalarena.generator.lab.episode import LAB_GENERATOR_REV, row_schema, to_
 from causalarena.generator.lab.suites import LAB_SUITES, PUBLIC_SUITE, SCALES, episodes
 
 PUBLIC_VERSION = "0.0.2"
+#: Attribution of ``lab-causalab-v0.0.2`` (card, Croissant, CITATION.cff, .zenodo.json).
+LICENSE_NOTICE = (
+    f"Source: the public CausaLab release {SOURCE['version']} ({SOURCE['repository']}, commit "
+    f"{SOURCE['commit']}, folder {SOURCE['folder']}; {SOURCE['paper']}), licensed "
+    f"{SOURCE['licence']}; the converted rows keep that licence, and redistribution must keep "
+    "its licence notice and this attribution."
+)
 
 
 def _configs(suite: str) -> list[str]:
@@ -128,6 +135,8 @@ def text(suite: str) -> CardText:
                 "the source episodes are licensed Apache-2.0 (DylanZSZ/CausaLab-Benchmark); "
                 "redistribution of these rows must keep that licence notice and attribution",
             ),
+            license="apache-2.0",
+            license_notice=LICENSE_NOTICE,
             **common,
         )
     return CardText(

@@ -34,6 +34,10 @@ from causalarena.generator.lab.graph import TARGET, Edge, ancestors
 
 MAX_EQUATION_CHARS = 2000
 MAX_TEXT_CHARS = 200_000
+#: Deepest expression tree the evaluator walks (a 7-node quadratic equation needs ~30).
+MAX_EQUATION_DEPTH = 100
+#: Candidate ``{`` positions tried per text block before giving up (bounds the search).
+MAX_JSON_STARTS = 64
 _TARGET_ALIASES = {
     "resonancefreq",
     "resonancefrequency",
@@ -100,6 +104,11 @@ class Hypothesis:
                 raise LabError(f"hypothesis needs property {p!r}, which the record lacks")
             x = float(props[p])
             total += sum(c * x ** (d + 1) for d, c in enumerate(cs))
+        if not math.isfinite(total):
+            raise LabError(
+                "hypothesis predicts a non-finite value for these readings (a coefficient is "
+                "too large)"
+            )
         return total
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,6 +117,22 @@ class Hypothesis:
             "freq_equation": self.equation,
             "coefficients": dict(self.coefficients),
         }
+
+
+def _finite(v: int | float) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _short(v: Any) -> str:
+    """A bounded text of a JSON value (for error messages; at most 60 characters)."""
+    try:
+        text = repr(v) if isinstance(v, (str, int, float)) else json.dumps(v)
+    except (TypeError, ValueError, RecursionError):  # e.g. an int of > 4300 digits
+        text = f"<{type(v).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def extract_json(text: str) -> dict[str, Any]:
@@ -121,34 +146,62 @@ def extract_json(text: str) -> dict[str, Any]:
     if len(text) > MAX_TEXT_CHARS:
         raise LabError(f"hypothesis text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}")
     cands = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    dec = json.JSONDecoder()
-    first_err = None
+    dec = json.JSONDecoder(parse_constant=_no_constant, parse_int=_bounded_int)
+    first_err: str | None = None
     for c in cands:
         c = c.strip()
-        for i, ch in enumerate(c):
-            if ch != "{":
-                continue
+        starts = [i for i, ch in enumerate(c) if ch == "{"][:MAX_JSON_STARTS]
+        for i in starts:
             try:
                 obj, _ = dec.raw_decode(c, i)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                first_err = first_err or exc
+            except json.JSONDecodeError as exc:
+                first_err = first_err or f"{exc.msg} at column {exc.colno}"
+                continue
+            except (ValueError, RecursionError) as exc:
+                first_err = first_err or (
+                    "too deeply nested" if isinstance(exc, RecursionError) else str(exc)[:120]
+                )
                 continue
             if isinstance(obj, dict):
                 return obj
-    hint = f" (first JSON error: {first_err.msg} at column {first_err.colno})" if first_err else ""
+    hint = f" (first JSON error: {first_err})" if first_err else ""
     raise LabError(f"hypothesis: no JSON object found in the text{hint}")
+
+
+def _no_constant(s: str) -> None:
+    raise ValueError(f"{s} is not JSON")
+
+
+def _bounded_int(s: str) -> int:
+    if len(s.lstrip("-")) > 30:
+        raise ValueError(f"an integer with {len(s.lstrip('-'))} digits (at most 30)")
+    return int(s)
 
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
 
-def _check_tree(node: ast.AST, names: set[str]) -> None:
-    """Whitelist walk; records every Name in ``names``."""
+def _snippet(node: ast.AST) -> str:
+    """At most 60 characters of the source of ``node`` (for error messages)."""
+    try:
+        return ast.unparse(node)[:60]
+    except (RecursionError, ValueError):
+        return type(node).__name__
+
+
+def _check_tree(node: ast.AST, names: set[str], depth: int = 0) -> None:
+    """Whitelist walk; records every Name in ``names``; refuses trees deeper than
+    :data:`MAX_EQUATION_DEPTH` (so neither this walk nor the evaluator can exhaust the stack)."""
+    if depth > MAX_EQUATION_DEPTH:
+        raise LabError(
+            f"freq_equation is nested more than {MAX_EQUATION_DEPTH} levels deep; write it as "
+            "a sum of at most a few dozen terms"
+        )
     if isinstance(node, ast.Expression):
-        _check_tree(node.body, names)
+        _check_tree(node.body, names, depth + 1)
     elif isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        _check_tree(node.left, names)
-        _check_tree(node.right, names)
+        _check_tree(node.left, names, depth + 1)
+        _check_tree(node.right, names, depth + 1)
         if isinstance(node.op, ast.Pow):
             r = node.right
             if isinstance(r, ast.UnaryOp) or not (
@@ -162,7 +215,7 @@ def _check_tree(node: ast.AST, names: set[str]) -> None:
                     f"{ast.unparse(r)!r}"
                 )
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        _check_tree(node.operand, names)
+        _check_tree(node.operand, names, depth + 1)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise LabError(f"freq_equation: constant {node.value!r} is not a number")
@@ -170,7 +223,7 @@ def _check_tree(node: ast.AST, names: set[str]) -> None:
         names.add(node.id)
     else:
         raise LabError(
-            f"freq_equation: {type(node).__name__} ({ast.unparse(node)[:60]!r}) is not allowed; "
+            f"freq_equation: {type(node).__name__} ({_snippet(node)!r}) is not allowed; "
             "only numbers, names, + - * / and ** with a small integer exponent"
         )
 
@@ -238,6 +291,9 @@ def parse_hypothesis(
         if not isinstance(name, str) or _squash(name) not in al:
             raise LabError(
                 f"hypothesis: {where} {name!r} is not a declared property (declared: {declared})"
+                if isinstance(name, str) and len(name) <= 60
+                else f"hypothesis: {where} {_short(name)} is not a declared property "
+                f"(declared: {declared})"
             )
         return al[_squash(name)]
 
@@ -250,7 +306,7 @@ def parse_hypothesis(
         elif isinstance(e, (list, tuple)) and len(e) == 2:
             a, b = e
         else:
-            raise LabError(f"hypothesis: edges[{i}] = {e!r} is not a {{from, to}} object")
+            raise LabError(f"hypothesis: edges[{i}] = {_short(e)} is not a {{from, to}} object")
         a, b = canon(a, f"edges[{i}].from"), canon(b, f"edges[{i}].to")
         if a == b:
             raise LabError(f"hypothesis: edges[{i}] is a self-loop on {a!r}")
@@ -263,8 +319,10 @@ def parse_hypothesis(
         raise LabError("hypothesis: 'coefficients' must be an object {name: number}")
     coefs: dict[str, float] = {}
     for k, v in coefs_in.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-            raise LabError(f"hypothesis: coefficient {k!r} = {v!r} is not a finite number")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            raise LabError(
+                f"hypothesis: coefficient {str(k)[:60]!r} = {_short(v)} is not a finite number"
+            )
         coefs[str(k)] = float(v)
     eq = obj["freq_equation"]
     if not isinstance(eq, str) or not eq.strip():
@@ -281,7 +339,11 @@ def parse_hypothesis(
     try:
         tree = ast.parse(rhs.replace("^", "**").strip(), mode="eval")
     except SyntaxError as exc:
-        raise LabError(f"freq_equation: {rhs.strip()!r} is not an expression ({exc.msg})") from None
+        raise LabError(
+            f"freq_equation: {rhs.strip()[:60]!r} is not an expression ({exc.msg})"
+        ) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise LabError("freq_equation is too complex to parse") from None
     names: set[str] = set()
     _check_tree(tree, names)
     props_used: set[str] = set()
@@ -326,6 +388,13 @@ def parse_hypothesis(
         }
     except (OverflowError, ZeroDivisionError, KeyError) as exc:
         raise LabError(f"freq_equation cannot be evaluated ({type(exc).__name__})") from None
+    if not all(
+        math.isfinite(v) for v in (f0, *(x for vs in vals.values() for x in vs), *pair.values())
+    ):
+        raise LabError(
+            "freq_equation evaluates to a non-finite number (a constant or coefficient is too "
+            "large)"
+        )
     scale = 1e-9 * max(1.0, abs(f0), *(abs(v) for vs in vals.values() for v in vs))
     for (p, q), v in pair.items():
         if abs(v) > scale * 1e3:

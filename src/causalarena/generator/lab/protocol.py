@@ -4,7 +4,12 @@ The server writes a ``hello`` line first (``result`` = :meth:`LabEnv.describe` p
 ``observations`` and ``reactor``), then answers every request line with exactly one line, in
 order, and ends with an ``end`` line once the episode is over (first correct submission or
 submissions spent) or on ``quit`` / end of input.  A malformed request gets one error line
-(``"ok": false``) and changes nothing; the episode goes on.  :data:`SCHEMA` is the JSON
+(``"ok": false``) and changes nothing; the episode goes on.  Hostile input is refused the
+same way (tests/test_lab_attacks.py): lines over :data:`MAX_LINE` characters (read in
+bounded chunks, never held whole), invalid UTF-8, nesting deeper than the JSON decoder
+allows, ``NaN`` / ``Infinity`` / non-finite or over-long numbers (:data:`MAX_DIGITS`), and
+any unexpected failure while answering (one ``internal error`` line, nothing changed).
+Every response is strict JSON (no ``NaN``).  :data:`SCHEMA` is the JSON
 Schema (draft 2020-12) of requests and responses; ``causalarena lab schema`` prints it.
 
 Requests (``"id"`` is optional and echoed back)::
@@ -25,6 +30,7 @@ Responses: ``{"ok": true, "op": ..., "id": ..., "result": {...}}`` or
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -32,6 +38,8 @@ from causalarena.errors import LabError
 from causalarena.generator.lab.env import LabEnv
 
 MAX_LINE = 1_000_000
+#: Longest integer literal (digits) a request may carry; longer ones are refused.
+MAX_DIGITS = 30
 _HYP = {"oneOf": [{"type": "object"}, {"type": "string"}]}
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -145,16 +153,86 @@ def handle(env: LabEnv, req: dict) -> dict[str, Any]:
     raise AssertionError(op)
 
 
-def _parse_line(line: str) -> dict:
-    if len(line) > MAX_LINE:
-        raise LabError(f"request line has {len(line)} characters; limit {MAX_LINE}")
+class _TooLong(str):
+    """A line of the input that exceeded :data:`MAX_LINE` (its length, content dropped)."""
+
+    n: int = 0
+
+
+def bounded_lines(stream: IO[bytes] | IO[str], limit: int = MAX_LINE) -> Iterable[str]:
+    """Lines of ``stream`` decoded as UTF-8 (invalid bytes become U+FFFD), never holding
+    more than ``limit + 1`` bytes (or characters) of one line: a longer line is yielded as a
+    :class:`_TooLong` marker carrying its length, which the server refuses."""
+    chunk = limit + 1
+    while True:
+        raw = stream.readline(chunk)
+        if not raw:
+            return
+        nl = b"\n" if isinstance(raw, bytes) else "\n"
+        if len(raw) <= limit or raw.endswith(nl):
+            yield raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+            continue
+        n = len(raw)
+        while raw and not raw.endswith(nl):
+            raw = stream.readline(chunk)
+            n += len(raw)
+        marker = _TooLong("")
+        marker.n = n
+        yield marker
+
+
+def _finite_float(s: str) -> float:
+    v = float(s)
+    if not math.isfinite(v):
+        raise LabError(f"request number {s[:40]} is not finite; send finite numbers")
+    return v
+
+
+def _bounded_int(s: str) -> int:
+    if len(s.lstrip("-")) > MAX_DIGITS:
+        raise LabError(
+            f"request integer has {len(s.lstrip('-'))} digits; at most {MAX_DIGITS} are accepted"
+        )
+    return int(s)
+
+
+def _no_constant(s: str) -> None:
+    raise LabError(f"request contains {s}, which is not JSON; send finite numbers")
+
+
+def loads(text: str) -> Any:
+    """Strict JSON: no ``NaN``/``Infinity``, finite floats, integers of at most
+    :data:`MAX_DIGITS` digits.
+
+    Raises
+    ------
+    LabError
+        Naming the problem (invalid JSON with its message, nesting too deep, bad number).
+    """
     try:
-        req = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        msg = getattr(exc, "msg", "too deeply nested")
+        return json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except LabError:
+        raise
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        msg = getattr(exc, "msg", None) or (
+            "too deeply nested" if isinstance(exc, RecursionError) else str(exc)[:120]
+        )
         raise LabError(
             f"request is not valid JSON ({msg}); send one JSON object per line"
         ) from None
+
+
+def _parse_line(line: str) -> dict:
+    if isinstance(line, _TooLong):
+        raise LabError(f"request line has {line.n} bytes; limit {MAX_LINE}")
+    if len(line) > MAX_LINE:
+        raise LabError(f"request line has {len(line)} characters; limit {MAX_LINE}")
+    req = loads(line)
     if not isinstance(req, dict):
         raise LabError(f"request must be a JSON object, got {type(req).__name__}")
     if "op" not in req:
@@ -171,7 +249,20 @@ def serve(env: LabEnv, lines: Iterable[str], out: IO[str]) -> dict[str, Any]:
     """
 
     def send(obj: dict) -> None:
-        out.write(json.dumps(obj, sort_keys=True) + "\n")
+        try:
+            text = json.dumps(obj, sort_keys=True, allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            text = json.dumps(
+                {
+                    "ok": False,
+                    "op": str(obj.get("op", "error")),
+                    "id": None,
+                    "error": "the response is not representable as strict JSON (a non-finite "
+                    "number); nothing was changed by this request's answer",
+                },
+                sort_keys=True,
+            )
+        out.write(text + "\n")
         out.flush()
 
     send(
@@ -186,7 +277,7 @@ def serve(env: LabEnv, lines: Iterable[str], out: IO[str]) -> dict[str, Any]:
         }
     )
     for line in lines:
-        if not line.strip():
+        if not line.strip() and not isinstance(line, _TooLong):
             continue
         rid, req = None, None
         try:
@@ -199,6 +290,17 @@ def serve(env: LabEnv, lines: Iterable[str], out: IO[str]) -> dict[str, Any]:
         except LabError as exc:
             op = req["op"] if isinstance(req, dict) else "error"
             send({"ok": False, "op": op, "id": rid, "error": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - one error line, the episode goes on
+            op = req["op"] if isinstance(req, dict) else "error"
+            send(
+                {
+                    "ok": False,
+                    "op": op,
+                    "id": rid,
+                    "error": f"internal error answering op {op!r} ({type(exc).__name__}); "
+                    "the episode goes on",
+                }
+            )
         if env.done:
             break
     t = env.transcript()
