@@ -671,8 +671,13 @@ def _formula_data(sc: sch.Scenario, X: np.ndarray, XM: np.ndarray, M: np.ndarray
         used = sorted(ex.symbols(f.relation[0]) | ex.symbols(f.relation[1]))
         syms = sympy_symbols(sc, set(used))
         resid = ex.to_sympy(f.relation[0], syms) - ex.to_sympy(f.relation[1], syms)
-        scale_expr = sp.Abs(ex.to_sympy(f.relation[0], syms)) + sp.Abs(
-            ex.to_sympy(f.relation[1], syms)
+        # scale: |lhs| + |rhs| plus the float32 rounding of every stored input propagated
+        # through the relation (sum of |x * d resid / dx|), so a relation that cancels near
+        # zero (log(C / C_0) at C ~ C_0) is judged by what float32 columns can represent
+        scale_expr = (
+            sp.Abs(ex.to_sympy(f.relation[0], syms))
+            + sp.Abs(ex.to_sympy(f.relation[1], syms))
+            + sum(sp.Abs(syms[u] * sp.diff(resid, syms[u])) for u in used if u in col)
         )
         fn = sp.lambdify([syms[u] for u in used], [resid, scale_expr], modules="numpy")
         for data, mask in ((X, np.zeros_like(M[: X.shape[0]])), (XM, M)):
