@@ -153,8 +153,10 @@ def test_bad_arguments_fail_clearly(tmp_path):
         build("arena-synthetic", scale="huge", out=tmp_path)
     from causalarena.errors import ReleaseError
 
-    with pytest.raises(ReleaseError, match="no config"):
+    with pytest.raises(ReleaseError, match="no manifest.json"):  # not a release folder
         load("synthetic-nope", source=Path(__file__).parent)
+    with pytest.raises(ReleaseError, match="no config"):
+        load("synthetic-nope", source=Path(__file__).parent, verification="none")
 
 
 def test_sample_is_independent_of_process_state():
@@ -217,13 +219,16 @@ def test_load_is_not_served_from_a_stale_cache(mini_release, tmp_path):
     shards = [ones[0], ones[1], shards[-1]]
     before = set(load("synthetic-obs", source=copy)["instance_id"])
     assert len(before) == 50
-    # same folder name and row count, different content: must not come from the cache
+    # same folder name and row count, different content: refused (never served from a cache)
     shutil.copyfile(shards[0], shards[1])
-    after = load("synthetic-obs", source=copy)["instance_id"]
+    with pytest.raises(ReleaseError, match=shards[1].name):
+        load("synthetic-obs", source=copy)
+    # opting out of verification reads the files as they are, still not from the cache
+    after = load("synthetic-obs", source=copy, verification="none")["instance_id"]
     assert len(after) == 50 and len(set(after)) == 49
     # a damaged release fails loudly, naming the folder and the way to find the damage
     shards[2].unlink()
-    with pytest.raises(ReleaseError, match="causalarena verify"):
+    with pytest.raises(ReleaseError, match=f"missing: data/synthetic-obs/{shards[2].name}"):
         load("synthetic-obs", source=copy)
 
 

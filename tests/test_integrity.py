@@ -99,3 +99,326 @@ def test_loads_limit():
     with pytest.raises(JSONDepthError):
         loads("[[[1]]]", limit=2)
     assert loads("[[1]]", limit=2) == [[1]]
+
+
+# ------------------------------------------------------------------ corrupted release folders
+OBS = "synthetic-obs"
+SHARD = "data/synthetic-obs/test-chain-d010.parquet"
+
+
+@pytest.fixture
+def rel(mini_release, tmp_path):
+    """A private copy of the mini synthetic release."""
+    import shutil
+
+    out = tmp_path / "rel"
+    shutil.copytree(mini_release, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def dot_release(tmp_path_factory):
+    """A mini dot-generic temporal release (Parquet config + Zarr store), built via the CLI."""
+    from causalarena.cli import main
+
+    out = tmp_path_factory.mktemp("dot") / "dot"
+    assert main(["build", "dot-generic", "--scale", "mini", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def _load(folder, config=OBS, **kw):
+    from causalarena.loaders.load import load
+
+    return load(config, source=folder, **kw)
+
+
+def _refused(folder, name, config=OBS, problem=None, **kw):
+    """Both verify and load refuse the folder, naming ``name``."""
+    from causalarena.release.verify import verify
+
+    probs = verify(folder)
+    assert any(name in str(p) for p in probs), probs
+    if problem is not None:
+        assert problem in {p["problem"] for p in probs}, probs
+    with pytest.raises(ReleaseError) as exc:
+        _load(folder, config, **kw)
+    assert name in str(exc.value) and "refusing" in str(exc.value)
+    return probs
+
+
+def test_clean_release_verifies_and_loads(rel):
+    from causalarena.release.verify import verify
+
+    assert verify(rel) == []
+    assert len(_load(rel)) == 50
+
+
+def test_deleted_shard_is_refused(rel):
+    (rel / SHARD).unlink()
+    probs = _refused(rel, "test-chain-d010.parquet", problem="missing")
+    assert [p["problem"] for p in probs] == ["missing"]  # one file, one problem
+
+
+def test_added_shard_is_refused(rel):
+    import shutil
+
+    shutil.copyfile(rel / SHARD, rel / "data/synthetic-obs/test-chain-d999.parquet")
+    probs = _refused(rel, "test-chain-d999.parquet", problem="extra")
+    assert [p["problem"] for p in probs] == ["extra"]
+
+
+def test_replaced_shard_is_refused(rel):
+    import shutil
+
+    # a valid shard of the same config copied over another one: well-formed, wrong content
+    shutil.copyfile(rel / "data/synthetic-obs/test-tree-d010.parquet", rel / SHARD)
+    _refused(rel, "test-chain-d010.parquet")
+
+
+def test_replaced_shard_with_same_size_is_refused_by_checksum(rel):
+    p = rel / SHARD
+    b = bytearray(p.read_bytes())
+    b[len(b) // 2], b[len(b) // 2 + 1] = b[len(b) // 2 + 1], b[len(b) // 2]  # same size
+    if b == p.read_bytes():
+        b[len(b) // 2] ^= 0x10
+    p.write_bytes(bytes(b))
+    _refused(rel, "test-chain-d010.parquet", problem="sha256")
+    # the basic level (sizes only) does not hash; the page checksums catch the damage on read
+    with pytest.raises(ReleaseError):
+        ds = _load(rel, verification="basic")
+        list(ds)
+
+
+def test_truncated_shard_is_refused(rel):
+    p = rel / SHARD
+    p.write_bytes(p.read_bytes()[:-100])
+    _refused(rel, "test-chain-d010.parquet", problem="size")
+
+
+def test_random_single_bit_flips_are_all_refused(rel):
+    import random
+
+    from causalarena.release.verify import verify
+
+    p = rel / SHARD
+    good = p.read_bytes()
+    rnd = random.Random(9)
+    for _ in range(12):
+        b = bytearray(good)
+        b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
+        p.write_bytes(bytes(b))
+        assert {(q["path"], q["problem"]) for q in verify(rel)} == {(SHARD, "sha256")}
+        with pytest.raises(ReleaseError, match="test-chain-d010"):
+            _load(rel)
+    p.write_bytes(good)
+    assert verify(rel) == []
+
+
+def test_page_checksums_turn_flipped_bits_into_errors(rel):
+    """Every shard carries page CRCs: no flip inside a data page reads back as another value."""
+    import random
+
+    import pyarrow.parquet as pq
+
+    p = rel / SHARD
+    good = p.read_bytes()
+    ref = pq.read_table(p)
+    meta = pq.ParquetFile(p).metadata
+    x = ref.schema.get_field_index("X")
+    col = meta.row_group(0).column(x)
+    lo = col.dictionary_page_offset or col.data_page_offset  # X is dictionary-encoded
+    hi = lo + col.total_compressed_size
+    rnd = random.Random(3)
+    silent_without, silent_with = 0, 0
+    for _ in range(40):
+        b = bytearray(good)
+        b[rnd.randrange(lo + 16, hi)] ^= 1 << rnd.randrange(8)
+        p.write_bytes(bytes(b))
+        for verify_pages in (False, True):
+            try:
+                t = pq.read_table(p, page_checksum_verification=verify_pages)
+            except Exception:
+                continue
+            if not t.equals(ref):
+                silent_with += verify_pages
+                silent_without += not verify_pages
+    assert silent_with == 0
+    assert silent_without > 0  # without the CRC check some flips do change values silently
+
+
+def test_zarr_chunk_flip_is_refused(dot_release, tmp_path):
+    import shutil
+
+    from causalarena.release.manifest import read_manifest
+
+    rel = tmp_path / "dot"
+    shutil.copytree(dot_release, rel)
+    from causalarena.release.verify import verify
+
+    assert verify(rel) == []
+    m = read_manifest(rel)
+    chunk = next(f["path"] for f in m["files"] if f.get("store") and "/c/" in f["path"])
+    b = bytearray((rel / chunk).read_bytes())
+    b[len(b) // 3] ^= 0x04
+    (rel / chunk).write_bytes(bytes(b))
+    probs = _refused(rel, chunk, config="dot-generic", problem="sha256")
+    assert {p["path"] for p in probs} == {chunk}
+
+
+def test_unlisted_zarr_file_is_refused(dot_release, tmp_path):
+    import shutil
+
+    from causalarena.release.verify import verify
+
+    rel = tmp_path / "dot"
+    shutil.copytree(dot_release, rel)
+    (rel / "zarr/dot-generic.zarr/x_obs/c/9").mkdir(parents=True)
+    (rel / "zarr/dot-generic.zarr/x_obs/c/9/0").write_bytes(b"\0" * 8)
+    assert {(p["path"], p["problem"]) for p in verify(rel)} == {
+        ("zarr/dot-generic.zarr/x_obs/c/9/0", "extra")
+    }
+
+
+def _edit_card(folder, old, new):
+    card = folder / "README.md"
+    text = card.read_text()
+    assert old in text
+    card.write_text(text.replace(old, new, 1))
+
+
+def test_card_redirected_to_another_config_is_refused(rel):
+    _edit_card(rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obsint/*.parquet")
+    probs = _refused(rel, "50 file(s) listed for config(s) ['synthetic-obsint']", problem="card")
+    assert [p["problem"] for p in probs] == ["card", "card"]  # none of its own, all foreign
+
+
+def test_card_redirected_to_a_subset_is_refused(rel):
+    _edit_card(
+        rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obs/test-chain-*.parquet"
+    )
+    probs = _refused(rel, "45 of 50 not matched (a subset)", problem="card")
+    assert len(probs) == 1
+
+
+def test_card_redirected_outside_the_folder_is_refused(rel, tmp_path):
+    import shutil
+
+    outside = tmp_path / "elsewhere" / "data"
+    shutil.copytree(rel / "data", outside)
+    _edit_card(
+        rel, "path: data/synthetic-obs/*.parquet", "path: ../elsewhere/data/synthetic-obs/*.parquet"
+    )
+    _refused(rel, "leaves the folder", problem="card")
+    _edit_card(
+        rel,
+        "path: ../elsewhere/data/synthetic-obs/*.parquet",
+        f"path: {outside}/synthetic-obs/*.parquet",
+    )
+    _refused(rel, "absolute path", problem="card")
+    _edit_card(
+        rel, f"path: {outside}/synthetic-obs/*.parquet", "path: hf://datasets/x/y/data/*.parquet"
+    )
+    _refused(rel, "URL", problem="card")
+
+
+def test_card_config_missing_or_unknown_is_a_problem(rel):
+    from causalarena.release.verify import verify
+
+    _edit_card(rel, "config_name: synthetic-obsint", "config_name: synthetic-other")
+    found = {p["found"] for p in verify(rel) if p["problem"] == "card"}
+    assert "config 'synthetic-other' is not in the manifest" in found
+    assert "not declared" in found
+    assert len(_load(rel)) == 50  # the obs config itself is intact and still served
+
+
+def test_manifest_inconsistency_is_reported(rel):
+    from causalarena.release.verify import verify
+
+    m = json.loads((rel / "manifest.json").read_text())
+    m["configs"][OBS]["rows"] += 2
+    m["files"].append({**m["files"][0]})  # the same path twice (one more row in the sum)
+    (rel / "manifest.json").write_text(json.dumps(m))
+    found = [p["found"] for p in verify(rel) if p["problem"] == "manifest"]
+    assert any("listed twice" in f for f in found)
+    assert any(f"configs.{OBS}.rows is 52, the files of {OBS} sum to 51" in f for f in found)
+    with pytest.raises(ReleaseError, match="manifest"):
+        _load(rel)
+
+
+def test_manifest_rows_disagree_with_parquet_footer(rel):
+    from causalarena.release.verify import verify
+
+    m = json.loads((rel / "manifest.json").read_text())
+    k = next(i for i, f in enumerate(m["files"]) if f["path"] == SHARD)
+    m["files"][k]["rows"] = 7
+    m["configs"][OBS]["rows"] += 6
+    (rel / "manifest.json").write_text(json.dumps(m))
+    assert [(p["path"], p["problem"], p["found"]) for p in verify(rel)] == [(SHARD, "rows", 1)]
+
+
+def test_config_without_files_is_a_manifest_problem(rel):
+    from causalarena.release.verify import verify
+
+    m = json.loads((rel / "manifest.json").read_text())
+    m["configs"]["synthetic-ghost"] = {"rows": 0, "shards": 0, "split": "test"}
+    (rel / "manifest.json").write_text(json.dumps(m))
+    found = [p["found"] for p in verify(rel)]
+    assert "configs.synthetic-ghost has no file in files" in found
+
+
+def test_croissant_disagreeing_with_manifest_is_reported(rel):
+    from causalarena.release.verify import verify
+
+    c = json.loads((rel / "croissant.json").read_text())
+    fo = next(d for d in c["distribution"] if d.get("contentUrl") == SHARD)
+    fo["sha256"] = "0" * 64
+    fs = next(d for d in c["distribution"] if d["@type"].endswith("FileSet"))
+    fs["includes"] = "../*.parquet"
+    (rel / "croissant.json").write_text(json.dumps(c))
+    probs = [p for p in verify(rel) if p["problem"] == "croissant"]
+    assert any(SHARD in str(p["expected"]) and p["found"] == "0" * 64 for p in probs)
+    assert any("leaves the folder" in str(p["found"]) for p in probs)
+
+
+def test_load_checksum_cache_never_serves_stale(rel):
+    """A second load reuses the cached hashes; any rewrite of a shard is hashed again."""
+    import os
+
+    from causalarena.loaders import load as L
+
+    calls = []
+    real = L.__dict__.get("sha256_file")
+    assert real is None  # imported lazily inside _digest_cache
+    from causalarena.release import io
+
+    orig = io.sha256_file
+
+    def counting(path, *a, **k):
+        calls.append(str(path))
+        return orig(path, *a, **k)
+
+    io.sha256_file = counting
+    try:
+        _load(rel)
+        first = len(calls)
+        _load(rel)
+        assert first == 50 and len(calls) == first  # second load: no re-hash
+        # rewrite a shard with flipped content but restore size and mtime: still re-hashed
+        p = rel / SHARD
+        st = p.stat()
+        b = bytearray(p.read_bytes())
+        b[200] ^= 0x01
+        p.write_bytes(bytes(b))
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+        with pytest.raises(ReleaseError, match="test-chain-d010"):
+            _load(rel)
+        assert len(calls) == first + 1
+    finally:
+        io.sha256_file = orig
+
+
+def test_verification_none_skips_checks_and_bad_value_is_refused(rel):
+    (rel / "data/synthetic-obs/test-tree-d010.parquet").unlink()
+    assert len(_load(rel, verification="none")) == 49
+    with pytest.raises(ValueError, match="verification"):
+        _load(rel, verification="paranoid")

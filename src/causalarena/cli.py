@@ -31,6 +31,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="real: never download; report missing files instead",
     )
+    b.add_argument(
+        "--reserved-key",
+        default=None,
+        metavar="KEYFILE",
+        help="build the reserved (held-out) half from this secret key into --out, a folder "
+        "that is never published (arena-synthetic)",
+    )
     i = sub.add_parser("info", help="print the summary table of a release folder")
     i.add_argument("folder")
     v = sub.add_parser("verify", help="check a release folder against its manifest")
@@ -123,7 +130,22 @@ def _dispatch(args: argparse.Namespace) -> int:
     from causalarena.errors import CausalArenaError
 
     try:
-        if args.cmd == "build" and args.suite in ("real", "arena-real"):
+        if args.cmd == "build" and getattr(args, "reserved_key", None):
+            from causalarena.release.reserved import build_reserved
+
+            out = build_reserved(
+                args.suite,
+                scale=args.scale,
+                key_file=args.reserved_key,
+                out=args.out,
+                quiet=args.quiet,
+            )
+            print(
+                f"built the reserved half of {args.suite} ({args.scale}) into {out}; "
+                "never publish this folder",
+                file=sys.stderr,
+            )
+        elif args.cmd == "build" and args.suite in ("real", "arena-real"):
             from causalarena.release.engine import build
             from causalarena.release.manifest import read_manifest
 

@@ -2,12 +2,14 @@
 
 Verbs added by :func:`add_commands`:
 
-- ``release freeze DIR --version X.Y.Z [--against MANIFEST] [--registry DIR] [--no-reserved]``
+- ``release freeze DIR --version X.Y.Z --reserved-key KEYFILE [--against MANIFEST] [--registry DIR]``
+  (or ``--no-reserved``)
+- ``release keygen KEYFILE`` (a new secret key for the reserved half)
 - ``release set-doi DIR DOI [--previous-doi DOI]``
 - ``release metadata DIR`` (re-render card, Croissant and citation files)
 - ``release validate DIR [--records]`` (card, Croissant, CFF, Zenodo metadata)
 - ``publish DIR --version X.Y.Z [--repo-id ORG/NAME] [--zenodo] [--dry-run] ...``
-- ``verify DIR [--rebuild] [--reveal FILE] [--metadata] [--workers N]`` (extends an existing
+- ``verify DIR [--rebuild] [--reveal KEYFILE [--reserved-dir DIR]] [--metadata] [--workers N]`` (extends an existing
   ``verify`` parser with these flags, or adds the verb when absent)
 
 :func:`dispatch` returns the exit code for these verbs and ``None`` for any other verb.
@@ -36,7 +38,15 @@ def add_commands(subparsers: Any) -> None:
     fr.add_argument(
         "--registry", default=None, help="registry of frozen versions (default DIR/frozen)"
     )
-    fr.add_argument("--no-reserved", action="store_true", help="skip the reserved-SCM commitment")
+    fr.add_argument(
+        "--reserved-key",
+        default=None,
+        metavar="KEYFILE",
+        help="secret key of the reserved half (commitments are computed from it)",
+    )
+    fr.add_argument("--no-reserved", action="store_true", help="skip the reserved commitment")
+    kg = rsub.add_parser("keygen", help="create a secret key for the reserved half (mode 0600)")
+    kg.add_argument("keyfile")
     sd = rsub.add_parser("set-doi", help="record the minted DOI in manifest, card and citations")
     sd.add_argument("folder")
     sd.add_argument("doi")
@@ -65,7 +75,17 @@ def add_commands(subparsers: Any) -> None:
         v.add_argument("folder")
     v.add_argument("--rebuild", action="store_true", help="regenerate every shard and compare")
     v.add_argument("--workers", type=int, default=1, help="workers for --rebuild")
-    v.add_argument("--reveal", default=None, help="JSON list of {scm_id, spec} to check")
+    v.add_argument(
+        "--reveal",
+        default=None,
+        metavar="KEYFILE",
+        help="check every reserved commitment with the secret key",
+    )
+    v.add_argument(
+        "--reserved-dir",
+        default=None,
+        help="with --reveal: read the reserved instances from this reserved build",
+    )
     v.add_argument("--metadata", action="store_true", help="also validate card/Croissant/CFF")
 
 
@@ -103,9 +123,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"rebuilding {args.folder} into a temporary folder …", file=sys.stderr)
             problems += verify_rebuild(args.folder, workers=args.workers)
         if getattr(args, "reveal", None):
-            from causalarena.release.freeze import verify_reveal
+            from causalarena.release.reserved import verify_reveal
 
-            problems += verify_reveal(args.folder, args.reveal)
+            problems += verify_reveal(
+                args.folder, args.reveal, reserved_dir=getattr(args, "reserved_dir", None)
+            )
         _report(problems)
         if problems:
             print(f"{len(problems)} problem(s) in {args.folder}", file=sys.stderr)
@@ -122,12 +144,21 @@ def _run(args: argparse.Namespace) -> int:
                 against=args.against,
                 registry=args.registry,
                 reserved=not args.no_reserved,
+                reserved_key=args.reserved_key,
             )
             r = m["freeze"].get("reserved")
             print(
                 f"froze {m['suite']} {args.version} ({m['scale']}): {len(m['files'])} files, "
                 f"content sha256 {m['freeze']['content_sha256']}"
                 + (f", {r['count']} reserved SCMs committed (root {r['root_sha256']})" if r else "")
+            )
+        elif args.release_cmd == "keygen":
+            from causalarena.release.reserved import generate_key
+
+            kid = generate_key(args.keyfile)
+            print(
+                f"wrote a new reserved key to {args.keyfile} (key_id {kid}); keep it outside "
+                "the repository and every release folder, and back it up"
             )
         elif args.release_cmd == "set-doi":
             fz.set_doi(args.folder, args.doi, previous_doi=args.previous_doi)

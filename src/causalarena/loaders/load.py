@@ -16,6 +16,16 @@ import numpy as np
 
 from causalarena.errors import ReleaseError
 
+#: Accepted ``verification`` values and the ``datasets`` ``verification_mode`` each maps to.
+VERIFICATION = {
+    "all": "all_checks",
+    "basic": "basic_checks",
+    "none": "no_checks",
+    "all_checks": "all_checks",
+    "basic_checks": "basic_checks",
+    "no_checks": "no_checks",
+}
+
 
 def load(
     config: str,
@@ -25,8 +35,17 @@ def load(
     streaming: bool = False,
     revision: str | None = None,
     cache_dir: str | None = None,
+    verification: str = "all",
 ):
     """Load one config of a released suite with :func:`datasets.load_dataset`.
+
+    A local folder is checked against its ``manifest.json`` before anything is served
+    (:func:`causalarena.release.verify.served_problems`): the card must declare ``config``
+    with ``data_files`` matching exactly the manifest's files of that config and only from
+    inside the folder; every such file must exist with its recorded size and, under
+    ``verification="all"``, its sha256; no unlisted file may sit in ``data/<config>/``.
+    Parquet page checksums (written by every build) are verified while reading unless
+    ``verification="none"``.
 
     Parameters
     ----------
@@ -41,6 +60,16 @@ def load(
     revision : str, optional
         Git revision (tag such as ``"v1.0.0"``) of a Hub dataset, passed through to ``datasets``.
     cache_dir : str, optional
+    verification : {"all", "basic", "none"}, default="all"
+        Mirrors ``datasets``' ``verification_mode`` (whose names ``"all_checks"``,
+        ``"basic_checks"``, ``"no_checks"`` are accepted too, and which is passed on).
+        ``"all"``: manifest, card, file set, sizes and sha256 of every served file (a file's
+        sha256 is cached by its path, size, inode, mtime and ctime, so an unchanged folder is
+        hashed once; any write to a file changes its ctime and forces a re-hash), plus Parquet
+        page checksums on read.  ``"basic"``: the same without sha256 (page checksums still
+        catch almost every flipped bit in data pages, but not in footers or unused bytes).
+        ``"none"``: no check at all.  Hub sources rely on the Hub's own per-file sha256 and
+        ``datasets``.
 
     Returns
     -------
@@ -50,11 +79,28 @@ def load(
     Raises
     ------
     ReleaseError
-        If ``source`` is a local folder without the config, or is neither an existing folder
-        nor a Hub id of the form ``ORG/NAME`` (so a typo never falls back to a cached copy).
+        If ``source`` is a local folder without the config or whose files disagree with its
+        manifest (deleted, added, truncated, replaced or bit-flipped shard; card redirected to
+        another config, a subset or outside the folder) -- the message names the files -- or
+        is neither an existing folder nor a Hub id of the form ``ORG/NAME`` (so a typo never
+        falls back to a cached copy).
+    ValueError
+        If ``verification`` is not one of the accepted values.
     """
     import datasets
 
+    if verification not in VERIFICATION:
+        raise ValueError(
+            f"verification must be one of 'all', 'basic', 'none', got {verification!r}"
+        )
+    mode = VERIFICATION[verification]
+    read_opts: dict[str, Any] = {"verification_mode": mode}
+    if mode != "no_checks":
+        import pyarrow.dataset as pds
+
+        read_opts["fragment_scan_options"] = pds.ParquetFragmentScanOptions(
+            page_checksum_verification=True
+        )
     src = Path(source)
     looks_like_hub_id = (
         isinstance(source, str) and source.count("/") == 1 and not source.startswith((".", "/"))
@@ -73,6 +119,7 @@ def load(
                 streaming=streaming,
                 revision=revision,
                 cache_dir=cache_dir,
+                **read_opts,
             )
         except (ConnectionError, FileNotFoundError, ValueError) as exc:
             raise ReleaseError(
@@ -80,17 +127,20 @@ def load(
             ) from None
     if not src.is_dir():
         raise ReleaseError(f"{src}: is a file, not a release folder")
-    data = src / "data"
-    have = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
-    views = _card_views(src)
-    if not config or (config not in have and config not in views):
-        raise ReleaseError(f"{src}: no config {config!r} (found: {have + sorted(views)})")
-    if config in views:  # a fixed-d view: a subset of its config's shards, Array2D features
-        shards = [src / rel for rel in views[config]]
+    if mode != "no_checks":
+        shards = check_folder(src, config, checksums=mode == "all_checks")
     else:
-        shards = sorted((data / config).glob("*.parquet"))
-    if not shards:
-        raise ReleaseError(f"{src}: config {config!r} has no Parquet shards")
+        data = src / "data"
+        have = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
+        views = _card_views(src)
+        if not config or (config not in have and config not in views):
+            raise ReleaseError(f"{src}: no config {config!r} (found: {have + sorted(views)})")
+        if config in views:  # a fixed-d view: a subset of its config's shards, Array2D features
+            shards = [src / rel for rel in views[config]]
+        else:
+            shards = sorted((data / config).glob("*.parquet"))
+        if not shards:
+            raise ReleaseError(f"{src}: config {config!r} has no Parquet shards")
     if cache_dir is None and not streaming:
         cache_dir = str(_local_cache_dir(src, shards))
     try:
@@ -101,6 +151,7 @@ def load(
             streaming=streaming,
             revision=revision,
             cache_dir=cache_dir,
+            **read_opts,
         )
     except ValueError as exc:
         raise ReleaseError(f"{src}: config {config!r}, split {split!r}: {exc}") from None
@@ -109,6 +160,7 @@ def load(
             "DatasetGenerationError",
             "ArrowInvalid",
             "ArrowException",
+            "OSError",
             "NonMatchingSplitsSizesError",
             "ExpectedMoreSplitsError",
         ):
@@ -140,8 +192,97 @@ def _card_views(folder: Path) -> dict[str, list[str]]:
     return out
 
 
+def check_folder(folder: Path, config: str, *, checksums: bool = True) -> list[Path]:
+    """Refuse a local folder whose served files of ``config`` disagree with its manifest.
+
+    Returns
+    -------
+    list of Path
+        The config's shards as listed in the manifest (checked).
+
+    Raises
+    ------
+    ReleaseError
+        Naming every disagreeing file (missing, size, sha256, extra, card), or the missing
+        config.
+    """
+    from causalarena.release.manifest import read_manifest
+    from causalarena.release.verify import served_problems, view_base, view_files
+
+    manifest = read_manifest(folder)
+    views = view_files(folder, manifest, config) if config not in manifest["configs"] else []
+    if config not in manifest["configs"] and not views:
+        known = sorted(manifest["configs"]) + sorted(_card_views(folder))
+        raise ReleaseError(f"{folder}: no config {config!r} (found: {known})")
+    problems = served_problems(folder, config, checksums=checksums, digest=_digest_cache(folder))
+    if problems:
+        lines = [
+            f"  {p['problem']}: {p['path']}"
+            + (
+                f" (expected {p['expected']}, found {p['found']})"
+                if p["problem"] != "extra"
+                else ""
+            )
+            for p in problems[:10]
+        ]
+        more = f"\n  … {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise ReleaseError(
+            f"{folder}: refusing to serve config {config!r}: {len(problems)} file(s) disagree "
+            "with manifest.json (run `causalarena verify "
+            f"{folder}`; pass verification='none' to load anyway):\n" + "\n".join(lines) + more
+        )
+    if views and view_base(config, manifest["configs"]):
+        return [folder / f["path"] for f in views]
+    return [folder / f["path"] for f in manifest["files"] if f.get("config") == config]
+
+
+def _digest_cache(folder: Path):
+    """sha256 of a file, cached on disk by (path, size, inode, mtime_ns, ctime_ns).
+
+    The cache lives in the ``datasets`` cache (``causalarena-verified/``); a file whose stat
+    changed in any of these fields is re-hashed, so the cache never vouches for changed bytes
+    (``ctime`` cannot be set back by user programs).  Unwritable caches are skipped.
+    """
+    import hashlib
+    import json
+
+    from datasets import config as ds_config
+
+    from causalarena.release.io import atomic_write_json, sha256_file
+
+    root = folder.resolve()
+    cache = (
+        Path(ds_config.HF_DATASETS_CACHE)
+        / "causalarena-verified"
+        / f"{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
+    )
+    try:
+        known = json.loads(cache.read_text()) if cache.is_file() else {}
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+
+    def digest(path: Path) -> str:
+        st = path.stat()
+        key = str(path.resolve())
+        stamp = [st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+        hit = known.get(key)
+        if isinstance(hit, list) and len(hit) == 5 and hit[:4] == stamp:
+            return str(hit[4])
+        sha = sha256_file(path)
+        known[key] = [*stamp, sha]
+        try:
+            atomic_write_json(cache, known)
+        except OSError:
+            pass
+        return sha
+
+    return digest
+
+
 def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
-    """A ``datasets`` cache folder keyed by the shards' paths, sizes and modification times.
+    """A ``datasets`` cache folder keyed by the shards' paths, sizes, inodes and times.
 
     ``datasets`` keys the cache of a local folder by its name, so a changed or different folder
     with the same name could be served from a stale cache; keying by the files avoids that.
@@ -153,7 +294,7 @@ def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
     h = hashlib.sha256(str(folder.resolve()).encode())
     for p in shards:
         st = p.stat()
-        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+        h.update(f"{p.name}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
     return Path(ds_config.HF_DATASETS_CACHE) / "causalarena-local" / h.hexdigest()[:20]
 
 

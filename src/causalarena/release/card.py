@@ -336,12 +336,15 @@ def render_card(meta: ReleaseMetadata) -> str:
     L += ["", "## Pretraining overlap disclosure", ""]
     L += [f"- {u}" for u in meta.overlap_guidance]
     if meta.reserved:
+        from causalarena.release.reserved import STATEMENT
+
         L += [
             "",
-            f"Reserved-SCM commitment: {meta.reserved.count} specs ({meta.reserved.scope}); root "
-            f"sha256 `{meta.reserved.root_sha256}` (per-SCM hashes in `manifest.json`, "
-            "`freeze.reserved.commitments`; check a later reveal with "
-            "`causalarena verify DIR --reveal reserved.json`).",
+            f"Reserved commitment: {meta.reserved.count} reserved instances "
+            f"({meta.reserved.scope}); root sha256 `{meta.reserved.root_sha256}` (per-instance "
+            "and per-pool commitments in `manifest.json`, `freeze.reserved`).",
+            "",
+            STATEMENT,
         ]
     L += ["", "## Limitations", ""]
     L += [f"- {u}" for u in meta.limitations]

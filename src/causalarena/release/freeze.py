@@ -7,12 +7,11 @@ registry: ``DIR/frozen``) and renders the metadata files.  Freezing different co
 existing version number -- found in the registry or in a previously frozen manifest passed
 with ``against`` -- raises :class:`FreezeError` naming the differing files.
 
-Reserved-SCM commitment: for every block, the spec of each reserved SCM
-(:meth:`SuiteDef.reserved_positions`) is generated with :func:`audited_scm` and its
-``spec.to_json()`` hashed with sha256.  At the ``full`` scale every reserved SCM is
-committed to; at the ``mini`` scale only the first ``public_per_block`` (= 1) reserved SCMs
-of each block, matching the public subset's size (documented as the commitment's ``scope``).
-The commitments are cached in ``DIR/.build/reserved-<key>.json``.
+Reserved commitment: with the maintainers' secret key (``reserved_key``), the reserved
+instances are regenerated from the key and committed to one by one (salted sha256 over spec
+and data), per pool and as a whole; see :mod:`causalarena.release.reserved`.  At the ``full``
+scale every reserved SCM is committed to; at ``mini`` the first ``public_per_block`` reserved
+SCMs of each block (the commitment's ``scope`` says which).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from causalarena.errors import ReleaseError
 from causalarena.release.io import atomic_write_json, sha256_file
 from causalarena.release.manifest import (
     MANIFEST,
-    environment,
     read_manifest,
     registry_path,
 )
@@ -136,93 +134,6 @@ def read_manifest_file(path: Path) -> dict[str, Any]:
         raise ReleaseError(f"{path}: not a readable manifest ({exc})") from None
 
 
-def reserved_targets(
-    suite: Any, scale: str, blocks: list[int] | None = None
-) -> list[dict[str, Any]]:
-    """Reserved SCMs committed to: ``{"block", "position", "scm_index"}`` per SCM."""
-    per_block = None if scale == "full" else suite.get_scale(scale).public_per_block
-    out = []
-    for b in blocks if blocks is not None else range(len(suite.blocks())):
-        positions = suite.reserved_positions(b)
-        for k in positions[:per_block] if per_block is not None else positions:
-            out.append({"block": b, "position": k, "scm_index": b * suite.scms_per_block + k})
-    return out
-
-
-def reserved_commitments(
-    suite_name: str,
-    scale: str,
-    *,
-    cache_dir: str | Path | None = None,
-    blocks: list[int] | None = None,
-) -> dict[str, Any]:
-    """Compute (or read from cache) the sha256 commitments to reserved SCM specs.
-
-    Parameters
-    ----------
-    suite_name : str
-    scale : {"mini", "full"}
-    cache_dir : path, optional
-        Folder for the cache file (keyed by suite, version, seed, scale, blocks and source hash).
-    blocks : list of int, optional
-        Restrict to these blocks (tests); default: every block.
-
-    Returns
-    -------
-    dict
-        ``{"scope", "count", "root_sha256", "commitments": [{"scm_id", "scm_index", "block",
-        "position", "sha256"}]}``; ``root_sha256`` hashes the sorted ``scm_id:sha256`` lines.
-    """
-    from threadpoolctl import threadpool_limits
-
-    from causalarena.generator.synthetic.family import audited_scm
-    from causalarena.generator.synthetic.suites import get_suite
-
-    suite = get_suite(suite_name)
-    targets = reserved_targets(suite, scale, blocks)
-    env = environment()
-    key = hashlib.sha256(
-        json.dumps(
-            [suite.name, suite.version, suite.seed, scale, blocks, env["generation_source_sha256"]]
-        ).encode()
-    ).hexdigest()[:16]
-    cache = Path(cache_dir) / f"reserved-{key}.json" if cache_dir is not None else None
-    if cache is not None and cache.is_file():
-        return json.loads(cache.read_text())
-    commits = []
-    with threadpool_limits(1):
-        for t in targets:
-            spec = audited_scm(suite, t["scm_index"]).spec
-            commits.append(
-                {
-                    **t,
-                    "scm_id": spec.scm_id,
-                    "sha256": hashlib.sha256(spec.to_json().encode("utf-8")).hexdigest(),
-                }
-            )
-    scope = (
-        "every reserved SCM of every block"
-        if scale == "full" and blocks is None
-        else f"first {suite.get_scale(scale).public_per_block if scale != 'full' else 'all'} "
-        f"reserved SCM(s) of {'every block' if blocks is None else f'blocks {blocks}'}"
-    )
-    out = {
-        "scope": scope,
-        "count": len(commits),
-        "root_sha256": root_hash(commits),
-        "commitments": commits,
-    }
-    if cache is not None:
-        atomic_write_json(cache, out)
-    return out
-
-
-def root_hash(commits: list[dict[str, Any]]) -> str:
-    """sha256 over the sorted ``scm_id:sha256`` lines of the commitments."""
-    lines = sorted(f"{c['scm_id']}:{c['sha256']}" for c in commits)
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
-
-
 def freeze(
     folder: str | Path,
     version: str,
@@ -230,6 +141,7 @@ def freeze(
     against: str | Path | None = None,
     registry: str | Path | None = None,
     reserved: bool = True,
+    reserved_key: str | Path | None = None,
     reserved_blocks: list[int] | None = None,
     today: str | None = None,
     write_metadata: bool = True,
@@ -247,7 +159,10 @@ def freeze(
     registry : path, optional
         Registry of frozen versions (default ``folder/frozen``).
     reserved : bool, default=True
-        Compute and publish the reserved-SCM commitment.
+        Compute and publish the reserved commitment (needs ``reserved_key``).
+    reserved_key : path, optional
+        The secret key file of the reserved half (``causalarena release keygen``); it must lie
+        outside ``folder``.
     reserved_blocks : list of int, optional
         Restrict the commitment to these blocks (for tests).
     today : str, optional
@@ -263,7 +178,8 @@ def freeze(
     Raises
     ------
     ReleaseError
-        Version mismatch, or the folder does not match its manifest.
+        Version mismatch, the folder does not match its manifest, or ``reserved`` without a
+        usable ``reserved_key``.
     FreezeError
         Different content already frozen under ``version``.
     """
@@ -273,6 +189,13 @@ def freeze(
     if not re.fullmatch(r"\d+\.\d+\.\d+", version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z")
     manifest = read_manifest(folder)
+    has_reserved = manifest.get("family", "synthetic") == "synthetic"
+    if reserved and has_reserved and reserved_key is None:
+        raise ReleaseError(
+            "freezing commits to the reserved half, which is drawn from the maintainers' secret "
+            "key: pass reserved_key (CLI: --reserved-key KEYFILE; create one with `causalarena "
+            "release keygen KEYFILE`) or reserved=False (--no-reserved)"
+        )
     if manifest["version"] != version:
         raise ReleaseError(
             f"{folder}: holds suite version {manifest['version']}, not {version}; "
@@ -299,21 +222,25 @@ def freeze(
         "content": content_record(manifest),
     }
     rec["content_sha256"] = content_sha256(rec["content"])
-    if reserved and manifest.get("family", "synthetic") == "synthetic":
-        rec["reserved"] = reserved_commitments(
+    if reserved and has_reserved:
+        from causalarena.release import reserved as rsv
+
+        rsv.refuse_key_inside(reserved_key, folder)
+        rec["reserved"] = rsv.commitments(
             manifest["suite"],
             manifest["scale"],
-            cache_dir=folder / ".build",
+            rsv.read_key(reserved_key),
             blocks=reserved_blocks,
         )
     if old is not None and old.get("reserved") and rec.get("reserved"):
-        if (
-            old["reserved"]["root_sha256"] != rec["reserved"]["root_sha256"]
-            and old["reserved"]["scope"] == rec["reserved"]["scope"]
-        ):
+        o, n = old["reserved"], rec["reserved"]
+        if o.get("key_id") != n.get("key_id") and o.get("scheme") == n.get("scheme"):
             raise FreezeError(
-                f"{rp}: reserved-SCM commitment of {version} differs from the frozen one"
+                f"{rp}: {version} was frozen with reserved key {o.get('key_id')}, this key is "
+                f"{n.get('key_id')}; use the same key (or bump the version)"
             )
+        if o.get("root_sha256") != n.get("root_sha256") and o.get("scope") == n.get("scope"):
+            raise FreezeError(f"{rp}: reserved commitment of {version} differs from the frozen one")
     manifest["freeze"] = {k: v for k, v in rec.items() if k not in ("content", "environment")}
     atomic_write_json(folder / MANIFEST, manifest)
     atomic_write_json(rp, rec)
@@ -359,77 +286,6 @@ def set_publication(folder: str | Path, **fields: Any) -> dict[str, Any]:
     manifest["publication"] = pub
     atomic_write_json(folder / MANIFEST, manifest)
     return manifest
-
-
-def verify_reveal(folder: str | Path, reveal: str | Path) -> list[dict[str, Any]]:
-    """Check a reveal (JSON list of ``{"scm_id", "spec"}``) against the frozen commitment.
-
-    ``spec`` may be the JSON text (hashed as is, then in canonical form) or an object (hashed
-    in the canonical form ``SCMSpec.model_validate(obj).to_json()``).
-
-    Returns
-    -------
-    list of dict
-        ``{"scm_id", "problem", "expected", "found"}`` with ``problem`` in
-        {"not-committed", "sha256", "invalid-spec"}; empty when every revealed spec matches.
-
-    Raises
-    ------
-    ReleaseError
-        If the release has no reserved commitment or the reveal file is unreadable.
-    """
-    from causalarena.spec import SCMSpec
-
-    manifest = read_manifest(folder)
-    res = (manifest.get("freeze") or {}).get("reserved")
-    if not res:
-        raise ReleaseError(f"{folder}: manifest has no reserved-SCM commitment (freeze it first)")
-    committed = {c["scm_id"]: c["sha256"] for c in res["commitments"]}
-    try:
-        items = json.loads(Path(reveal).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReleaseError(f"{reveal}: not readable JSON ({exc})") from None
-    if not isinstance(items, list):
-        raise ReleaseError(f"{reveal}: must be a JSON list of {{scm_id, spec}}")
-    problems = []
-    for k, it in enumerate(items):
-        if not isinstance(it, dict) or "scm_id" not in it or "spec" not in it:
-            raise ReleaseError(f"{reveal}: item {k} needs 'scm_id' and 'spec'")
-        sid, spec = it["scm_id"], it["spec"]
-        if sid not in committed:
-            problems.append(
-                {"scm_id": sid, "problem": "not-committed", "expected": None, "found": None}
-            )
-            continue
-        candidates = []
-        try:
-            if isinstance(spec, str):
-                candidates.append(spec)
-                candidates.append(SCMSpec.from_json(spec).to_json())
-            else:
-                candidates.append(SCMSpec.model_validate(spec).to_json())
-        except Exception as exc:  # SpecError or pydantic ValidationError
-            if not candidates:
-                problems.append(
-                    {
-                        "scm_id": sid,
-                        "problem": "invalid-spec",
-                        "expected": committed[sid],
-                        "found": str(exc)[:200],
-                    }
-                )
-                continue
-        digests = [hashlib.sha256(c.encode("utf-8")).hexdigest() for c in candidates]
-        if committed[sid] not in digests:
-            problems.append(
-                {
-                    "scm_id": sid,
-                    "problem": "sha256",
-                    "expected": committed[sid],
-                    "found": digests[0],
-                }
-            )
-    return problems
 
 
 def file_digest(path: str | Path) -> str:

@@ -69,8 +69,15 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 
 def atomic_write_parquet(path: str | os.PathLike, table: Any, **kwargs: Any) -> None:
-    """Write a ``pyarrow.Table`` as Parquet via a temporary file and rename."""
+    """Write a ``pyarrow.Table`` as Parquet via a temporary file and rename.
+
+    Page checksums (CRC-32 per data page) are written unless ``write_page_checksum=False``,
+    so a reader with ``page_checksum_verification=True`` (:func:`causalarena.load` does)
+    turns a flipped bit in a data page into an error instead of a changed value.
+    """
     import pyarrow.parquet as pq
+
+    kwargs.setdefault("write_page_checksum", True)
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

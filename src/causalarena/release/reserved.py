@@ -1,0 +1,564 @@
+"""The reserved (held-out) half, drawn from a secret key and committed to in the public manifest.
+
+Why: the CausalArena paper keeps half of every (graph family, d) block out of the public files
+so that a score on it cannot come from pretraining on it.  If the reserved SCMs were drawn from
+the public seed, anyone with the package could regenerate them; so they are drawn from a
+secret key that never enters the repository, the public seed or the public release.
+
+Scheme (``SCHEME``):
+
+- the key is 32 random bytes, stored as 64 hex digits in a key file kept by the maintainers
+  (``causalarena release keygen KEYFILE``); its public fingerprint ``key_id`` is
+  ``HMAC-SHA256(key, "causalarena/key-id")`` (first 16 hex digits);
+- reserved SCM ``i`` of suite ``s`` version ``v`` is drawn exactly as a public one, with the
+  suite seed replaced by the SeedSequence entropy ``HMAC-SHA256(key, "causalarena/reserved/
+  seed/s/v/scm/i")`` (256 bits).  Which pool positions are reserved, and their graph family,
+  d and difficulty schedule, stay public; their content does not.  Public units do not change,
+  so public builds and ``verify --rebuild`` need no key and give the same bytes as before;
+- each reserved instance (one SCM x setting x replicate, ``instance_id`` as in the public
+  rows) gets the commitment ``sha256("causalarena reserved instance v1" NUL salt instance_id
+  NUL sha256(spec JSON) n d X mask)`` with ``X`` as little-endian float32 and ``mask`` as
+  uint8, both C order, and ``salt = HMAC-SHA256(key, "causalarena/reserved/salt/s/v/<id>")``.
+  The salt is secret, so a guessed spec (for instance regenerated from the public code with
+  a guessed seed) cannot be confirmed against the commitment;
+- each reserved pool (config) and the whole reserved half get a root: sha256 over the sorted
+  ``instance_id:commitment`` lines.
+
+What a commitment proves: the reserved instances revealed later (with the key, or one instance
+with its salt) are exactly the ones fixed when the version was frozen -- they were not chosen
+after seeing results.  Who can reproduce what: anyone reproduces the public shards from the
+package and seed; only key holders reproduce the reserved shards (``causalarena build SUITE
+--reserved-key KEYFILE --out DIR``, a folder never published) and check every commitment
+(``causalarena verify RELEASE --reveal KEYFILE``); after a reveal, anyone holding the revealed
+key checks them the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalarena.errors import ReleaseError
+
+SCHEME = "hmac-sha256-seedsequence-v1"
+KEY_BYTES = 32
+_DOMAIN = b"causalarena reserved instance v1\0"
+
+#: What the card and README say about the commitment (one paragraph, rendered verbatim).
+STATEMENT = (
+    "The reserved half is drawn from a secret key held by the maintainers (never in the "
+    "repository, the seed or these files), so it cannot be regenerated from the package. "
+    "`manifest.json` (`freeze.reserved`) carries one salted sha256 commitment per reserved "
+    "instance (spec and data), one root per reserved pool and the key's fingerprint. A "
+    "commitment proves that the reserved instances revealed later are the ones fixed at this "
+    "version, not chosen after seeing results; it reveals nothing about them. Anyone can "
+    "rebuild the public shards (`causalarena verify DIR --rebuild`); only key holders can "
+    "rebuild the reserved shards and check every commitment (`causalarena verify DIR --reveal "
+    "KEYFILE`), and so can anyone once the key is revealed."
+)
+
+
+# ------------------------------------------------------------------ key
+def generate_key(path: str | os.PathLike) -> str:
+    """Write a new random key (64 hex digits, mode 0600) to ``path``; return its ``key_id``.
+
+    Raises
+    ------
+    ReleaseError
+        If ``path`` exists (a key is never overwritten).
+    """
+    path = Path(path)
+    key = secrets.token_bytes(KEY_BYTES)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ReleaseError(f"{path}: exists; a reserved key is never overwritten") from None
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key.hex() + "\n")
+    return key_id(key)
+
+
+def read_key(path: str | os.PathLike) -> bytes:
+    """Read a key file written by :func:`generate_key` (64 hex digits; ``#`` lines ignored).
+
+    Raises
+    ------
+    ReleaseError
+        If the file is missing, unreadable or does not hold exactly 32 bytes of hex.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReleaseError(f"{path}: cannot read the reserved key ({exc})") from None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    try:
+        key = bytes.fromhex("".join(lines))
+    except ValueError:
+        raise ReleaseError(f"{path}: a reserved key file holds 64 hex digits") from None
+    if len(key) != KEY_BYTES:
+        raise ReleaseError(
+            f"{path}: a reserved key is {KEY_BYTES} bytes (64 hex digits), got {len(key)} bytes"
+        )
+    return key
+
+
+def key_id(key: bytes) -> str:
+    """Public fingerprint of a key (reveals nothing about it)."""
+    return hmac.new(key, b"causalarena/key-id", hashlib.sha256).hexdigest()[:16]
+
+
+def refuse_key_inside(key_path: str | os.PathLike, folder: str | os.PathLike) -> None:
+    """A key file inside a folder that may be published is refused (it would leak)."""
+    kp, fp = Path(key_path).resolve(), Path(folder).resolve()
+    if kp.is_relative_to(fp):
+        raise ReleaseError(
+            f"{key_path}: the reserved key lies inside {folder}; keep it outside every "
+            "release folder (it must never be published)"
+        )
+
+
+def unit_entropy(key: bytes, suite: str, version: str, unit: str) -> int:
+    """256-bit SeedSequence entropy of one reserved work unit (``unit`` e.g. ``"scm/17"``)."""
+    msg = f"causalarena/reserved/seed/{suite}/{version}/{unit}".encode()
+    return int.from_bytes(hmac.new(key, msg, hashlib.sha256).digest(), "big")
+
+
+def instance_salt(key: bytes, suite: str, version: str, instance_id: str) -> bytes:
+    """Secret salt of one reserved instance's commitment."""
+    msg = f"causalarena/reserved/salt/{suite}/{version}/{instance_id}".encode()
+    return hmac.new(key, msg, hashlib.sha256).digest()
+
+
+def instance_commitment(
+    salt: bytes, instance_id: str, spec_json: str, X: np.ndarray, mask: np.ndarray
+) -> str:
+    """Salted sha256 over an instance's id, spec and data (see the module docstring).
+
+    Parameters
+    ----------
+    salt : bytes
+    instance_id : str
+    spec_json : str
+        Canonical ``SCMSpec.to_json()`` text.
+    X : ndarray of shape (n, d)
+        Cast to little-endian float32.
+    mask : ndarray of shape (n, d)
+        Cast to uint8.
+    """
+    X = np.ascontiguousarray(X, dtype="<f4")
+    mask = np.ascontiguousarray(mask, dtype=np.uint8)
+    if X.ndim != 2 or mask.shape != X.shape:
+        raise ValueError(f"{instance_id}: X {X.shape} and mask {mask.shape} must be equal (n, d)")
+    h = hashlib.sha256(_DOMAIN)
+    h.update(salt)
+    h.update(instance_id.encode() + b"\0")
+    h.update(hashlib.sha256(spec_json.encode("utf-8")).digest())
+    h.update(np.asarray(X.shape, dtype="<u8").tobytes())
+    h.update(X.tobytes())
+    h.update(mask.tobytes())
+    return h.hexdigest()
+
+
+def pool_root(commits: list[dict[str, Any]]) -> str:
+    """sha256 over the sorted ``instance_id:sha256`` lines."""
+    lines = sorted(f"{c['instance_id']}:{c['sha256']}" for c in commits)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+# ------------------------------------------------------------------ the reserved units
+def reserved_targets(
+    suite: Any, scale: str, blocks: list[int] | None = None
+) -> list[dict[str, Any]]:
+    """Reserved SCMs at ``scale``: ``{"block", "position", "scm_index"}`` per SCM.
+
+    ``full``: every reserved SCM of every block; ``mini``: the first ``public_per_block``
+    reserved SCMs of each block, matching the public subset's size.
+    """
+    per_block = None if scale == "full" else suite.get_scale(scale).public_per_block
+    out = []
+    for b in blocks if blocks is not None else range(len(suite.blocks())):
+        positions = suite.reserved_positions(b)
+        for k in positions[:per_block] if per_block is not None else positions:
+            out.append({"block": b, "position": k, "scm_index": b * suite.scms_per_block + k})
+    return out
+
+
+def secret_suite(suite: Any, key: bytes, index: int) -> Any:
+    """The suite definition whose seed is the key-derived entropy of reserved SCM ``index``."""
+    return dataclasses.replace(
+        suite, seed=unit_entropy(key, suite.name, suite.version, f"scm/{index}")
+    )
+
+
+def reserved_scms(
+    suite_name: str, scale: str, key: bytes, targets: list[dict[str, Any]] | None = None
+) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """Yield ``(target, secret_suite, AuditedSCM)`` for each reserved SCM (audited as public ones).
+
+    Raises
+    ------
+    AuditError
+        If a reserved SCM finds no valid candidate within the attempt budget.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from causalarena.generator.synthetic.family import audited_scm
+    from causalarena.generator.synthetic.suites import get_suite
+
+    suite = get_suite(suite_name)
+    with threadpool_limits(1):
+        for t in targets if targets is not None else reserved_targets(suite, scale):
+            sec = secret_suite(suite, key, t["scm_index"])
+            yield t, sec, audited_scm(sec, t["scm_index"])
+
+
+def _instances(suite: Any, scm: Any, replicates: int) -> Iterator[tuple[str, str, Any]]:
+    """``(config, instance_id, Table)`` of one audited SCM (ids as in the public rows)."""
+    from causalarena.generator.synthetic.family import SETTINGS
+
+    for setting, config in zip(SETTINGS, suite.configs, strict=True):
+        for rep in range(replicates):
+            yield config, f"{scm.spec.scm_id}/{setting}/r{rep}", scm.tables[(setting, rep)]
+
+
+def commitments(
+    suite_name: str,
+    scale: str,
+    key: bytes,
+    *,
+    blocks: list[int] | None = None,
+    targets: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Regenerate the reserved instances from ``key`` and commit to each.
+
+    Parameters
+    ----------
+    suite_name : str
+    scale : {"mini", "full"}
+    key : bytes
+    blocks : list of int, optional
+        Restrict to these blocks (tests).
+    targets : list of dict, optional
+        Exactly these reserved SCMs (from :func:`reserved_targets`); overrides ``blocks``.
+
+    Returns
+    -------
+    dict
+        ``{"scheme", "key_id", "scope", "scms", "count", "root_sha256", "pools": {config:
+        {"count", "root_sha256"}}, "commitments": [{"instance_id", "scm_id", "scm_index",
+        "block", "position", "config", "sha256"}]}``.
+    """
+    from causalarena.generator.synthetic.suites import get_suite
+
+    suite = get_suite(suite_name)
+    if targets is None:
+        targets = reserved_targets(suite, scale, blocks)
+    replicates = suite.get_scale(scale).replicates
+    commits = []
+    for t, _sec, scm in reserved_scms(suite_name, scale, key, targets):
+        spec_json = scm.spec.to_json()
+        for config, iid, table in _instances(suite, scm, replicates):
+            salt = instance_salt(key, suite.name, suite.version, iid)
+            commits.append(
+                {
+                    **t,
+                    "instance_id": iid,
+                    "scm_id": scm.spec.scm_id,
+                    "config": config,
+                    "sha256": instance_commitment(salt, iid, spec_json, table.X, table.mask),
+                }
+            )
+    pools = {
+        c: {
+            "count": sum(1 for x in commits if x["config"] == c),
+            "root_sha256": pool_root([x for x in commits if x["config"] == c]),
+        }
+        for c in suite.configs
+    }
+    per = suite.get_scale(scale).public_per_block
+    where = "every block" if blocks is None else f"blocks {sorted(blocks)}"
+    scope = (
+        f"every reserved SCM of {where}"
+        if scale == "full"
+        else f"first {per} reserved SCM(s) of {where}"
+    ) + f", {replicates} replicate(s) per setting"
+    return {
+        "scheme": SCHEME,
+        "key_id": key_id(key),
+        "scope": scope,
+        "scms": len(targets),
+        "count": len(commits),
+        "root_sha256": pool_root(commits),
+        "pools": pools,
+        "commitments": commits,
+    }
+
+
+# ------------------------------------------------------------------ reserved build
+def build_reserved(
+    suite_name: str,
+    *,
+    scale: str = "mini",
+    key_file: str | os.PathLike,
+    out: str | os.PathLike,
+    blocks: list[int] | None = None,
+    quiet: bool = False,
+) -> Path:
+    """Write the reserved shards of a suite into ``out`` (a folder that is never published).
+
+    Layout: ``data/<config>/reserved-<family>-d<ddd>.parquet`` (the public row schema),
+    ``manifest.json`` with the files and the same commitments freeze publishes, and a
+    ``README.md`` saying the folder must not be published.
+
+    Raises
+    ------
+    ReleaseError
+        If ``out`` holds a public release or other files, or the key file lies inside ``out``.
+    """
+    import json
+
+    from causalarena.generator.rows import to_arrow
+    from causalarena.generator.synthetic.family import FAMILY, rows_for
+    from causalarena.release.io import (
+        atomic_write_bytes,
+        atomic_write_json,
+        atomic_write_parquet,
+        sha256_file,
+    )
+    from causalarena.release.manifest import MANIFEST, environment
+    from causalarena.generator.synthetic.suites import get_suite
+    from causalarena.ui import progress
+
+    suite = get_suite(suite_name)
+    sc = suite.get_scale(scale)
+    key = read_key(key_file)
+    outp = Path(out)
+    refuse_key_inside(key_file, outp)
+    if outp.exists() and any(outp.iterdir()):
+        m = outp / MANIFEST
+        old = json.loads(m.read_text()) if m.is_file() else None
+        if not (isinstance(old, dict) and old.get("reserved_build")):
+            raise ReleaseError(
+                f"{outp}: not empty and not a reserved build; choose a new folder outside "
+                "every public release"
+            )
+    targets = reserved_targets(suite, scale, blocks)
+    by_block: dict[int, list[dict[str, Any]]] = {}
+    for t in targets:
+        by_block.setdefault(t["block"], []).append(t)
+    files = []
+    with progress(quiet) as bar:
+        task = bar.add_task(f"building reserved {suite_name} ({scale})", total=len(by_block))
+        for b, ts in sorted(by_block.items()):
+            family, d = suite.blocks()[b]
+            per_config: dict[str, dict[str, list]] = {}
+            for _t, sec, scm in reserved_scms(suite_name, scale, key, ts):
+                for config, cols in rows_for(sec, scm, sc.replicates).items():
+                    acc = per_config.setdefault(config, {k: [] for k in cols})
+                    for k, v in cols.items():
+                        acc[k].extend(v)
+            for config, cols in per_config.items():
+                rel = f"data/{config}/reserved-{family}-d{d:03d}.parquet"
+                table = to_arrow(cols)
+                atomic_write_parquet(outp / rel, table, **FAMILY.parquet_options)
+                files.append(
+                    {
+                        "path": rel,
+                        "config": config,
+                        "rows": table.num_rows,
+                        "bytes": (outp / rel).stat().st_size,
+                        "sha256": sha256_file(outp / rel),
+                    }
+                )
+            bar.advance(task)
+    files.sort(key=lambda f: f["path"])
+    configs: dict[str, dict[str, Any]] = {}
+    for f in files:
+        c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "reserved"})
+        c["rows"] += f["rows"]
+        c["shards"] += 1
+    manifest = {
+        "suite": suite.name,
+        "version": suite.version,
+        "scale": scale,
+        "family": suite.family,
+        "reserved_build": True,
+        "reserved": commitments(suite_name, scale, key, targets=targets),
+        "environment": environment(),
+        "configs": configs,
+        "files": files,
+    }
+    atomic_write_json(outp / MANIFEST, manifest)
+    atomic_write_bytes(
+        outp / "README.md",
+        (
+            f"# RESERVED {suite.name} {suite.version} ({scale}) -- DO NOT PUBLISH\n\n"
+            "These are the held-out instances, drawn from the maintainers' secret key "
+            f"(key_id `{key_id(key)}`).  Check them against a public release with "
+            "`causalarena verify RELEASE --reveal KEYFILE --reserved-dir THIS_FOLDER`.\n"
+        ).encode(),
+    )
+    return outp
+
+
+# ------------------------------------------------------------------ reveal
+def _row_arrays(row: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` (n, d) and ``mask`` (n, d) of a stored row, whatever the list layout."""
+    d = len(row["variables"])
+    return (
+        np.asarray(row["X"], dtype=np.float32).reshape(-1, d),
+        np.asarray(row["mask"], dtype=bool).reshape(-1, d),
+    )
+
+
+def _revealed_from_folder(
+    reserved_dir: Path, key: bytes, suite: str, version: str
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """Commitments recomputed from a reserved build's shards (and that folder's own checks)."""
+    import pyarrow.parquet as pq
+
+    from causalarena.release.manifest import read_manifest
+    from causalarena.release.verify import check_files
+
+    m = read_manifest(reserved_dir)
+    if not m.get("reserved_build"):
+        raise ReleaseError(f"{reserved_dir}: not a reserved build (no reserved_build in manifest)")
+    if (m["suite"], m["version"]) != (suite, version):
+        raise ReleaseError(
+            f"{reserved_dir}: holds {m['suite']} {m['version']}, the release is {suite} {version}"
+        )
+    probs = [
+        {**p, "path": f"{reserved_dir.name}/{p['path']}"}
+        for p in check_files(reserved_dir, m["files"])
+    ]
+    bad = {p["path"] for p in probs}
+    found: dict[str, str] = {}
+    for f in m["files"]:
+        if f"{reserved_dir.name}/{f['path']}" in bad:
+            continue
+        cols = ["instance_id", "spec", "variables", "X", "mask"]
+        for row in pq.read_table(reserved_dir / f["path"], columns=cols).to_pylist():
+            X, mask = _row_arrays(row)
+            iid = row["instance_id"]
+            salt = instance_salt(key, suite, version, iid)
+            found[iid] = instance_commitment(salt, iid, row["spec"], X, mask)
+    return found, probs
+
+
+def verify_reveal(
+    folder: str | os.PathLike,
+    key_file: str | os.PathLike,
+    *,
+    reserved_dir: str | os.PathLike | None = None,
+) -> list[dict[str, Any]]:
+    """Check every reserved commitment of a frozen release with the secret key.
+
+    Without ``reserved_dir`` the reserved instances are regenerated from the key (only the
+    committed SCMs); with it, they are read from a reserved build's shards (whose files are
+    checked against its own manifest first).
+
+    Returns
+    -------
+    list of dict
+        ``{"path", "problem", "expected", "found"}`` with ``problem`` in {"reveal-key" (the
+        key's fingerprint is not the committed one), "reveal-sha256" (an instance differs from
+        its commitment), "reveal-missing" (committed, not revealed), "reveal-extra" (revealed,
+        not committed), "reveal-root" (a pool root disagrees with its commitments)}, ``path``
+        being the instance id; empty when every commitment checks out.
+
+    Raises
+    ------
+    ReleaseError
+        If the release is not frozen with a key-based commitment, or the key file is unusable.
+    """
+    from causalarena.release.manifest import read_manifest
+    from causalarena.generator.synthetic.suites import get_suite
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    res = (manifest.get("freeze") or {}).get("reserved")
+    if not res:
+        raise ReleaseError(f"{folder}: manifest has no reserved commitment (freeze it first)")
+    if not isinstance(res, dict) or res.get("scheme") != SCHEME:
+        raise ReleaseError(
+            f"{folder}: freeze.reserved uses scheme {res.get('scheme') if isinstance(res, dict) else None!r},"
+            f" not {SCHEME!r} (the public-seed commitments of earlier builds cannot be revealed "
+            "with a key); freeze again with --reserved-key"
+        )
+    key = read_key(key_file)
+    probs: list[dict[str, Any]] = []
+    if res.get("key_id") != key_id(key):
+        probs.append(
+            {
+                "path": "manifest.json",
+                "problem": "reveal-key",
+                "expected": res.get("key_id"),
+                "found": key_id(key),
+            }
+        )
+    committed = {c["instance_id"]: c for c in res.get("commitments") or []}
+    for name, pool in (res.get("pools") or {}).items():
+        mine = [c for c in committed.values() if c.get("config") == name]
+        if pool_root(mine) != pool.get("root_sha256") or len(mine) != pool.get("count"):
+            probs.append(
+                {
+                    "path": f"pool {name}",
+                    "problem": "reveal-root",
+                    "expected": pool.get("root_sha256"),
+                    "found": pool_root(mine),
+                }
+            )
+    if pool_root(list(committed.values())) != res.get("root_sha256"):
+        probs.append(
+            {
+                "path": "pool (all)",
+                "problem": "reveal-root",
+                "expected": res.get("root_sha256"),
+                "found": pool_root(list(committed.values())),
+            }
+        )
+    if reserved_dir is not None:
+        found, fprobs = _revealed_from_folder(
+            Path(reserved_dir), key, manifest["suite"], manifest["version"]
+        )
+        probs += fprobs
+    else:
+        suite = get_suite(manifest["suite"])
+        seen: dict[int, dict[str, Any]] = {}
+        for c in committed.values():
+            seen.setdefault(
+                c["scm_index"],
+                {"block": c["block"], "position": c["position"], "scm_index": c["scm_index"]},
+            )
+        targets = [seen[i] for i in sorted(seen)]
+        regen = commitments(suite.name, manifest["scale"], key, targets=targets)
+        found = {c["instance_id"]: c["sha256"] for c in regen["commitments"]}
+    for iid, c in sorted(committed.items()):
+        if iid not in found:
+            probs.append(
+                {"path": iid, "problem": "reveal-missing", "expected": c["sha256"], "found": None}
+            )
+        elif found[iid] != c["sha256"]:
+            probs.append(
+                {
+                    "path": iid,
+                    "problem": "reveal-sha256",
+                    "expected": c["sha256"],
+                    "found": found[iid],
+                }
+            )
+    for iid in sorted(set(found) - set(committed)):
+        probs.append(
+            {"path": iid, "problem": "reveal-extra", "expected": None, "found": found[iid]}
+        )
+    return probs
