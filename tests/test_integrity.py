@@ -103,7 +103,14 @@ def test_loads_limit():
 
 # ------------------------------------------------------------------ corrupted release folders
 OBS = "synthetic-obs"
-SHARD = "data/synthetic-obs/test-chain-d010.parquet"
+SHARD = "data/synthetic-obs/test-00003-of-00048.parquet"
+SHARD_NAME = SHARD.rsplit("/", 1)[1]
+OTHER = "data/synthetic-obs/test-00010-of-00048.parquet"
+
+
+def _rows(folder, path):
+    m = json.loads((folder / "manifest.json").read_text())
+    return next(f["rows"] for f in m["files"] if f["path"] == path)
 
 
 @pytest.fixture
@@ -155,15 +162,15 @@ def test_clean_release_verifies_and_loads(rel):
 
 def test_deleted_shard_is_refused(rel):
     (rel / SHARD).unlink()
-    probs = _refused(rel, "test-chain-d010.parquet", problem="missing")
+    probs = _refused(rel, SHARD_NAME, problem="missing")
     assert [p["problem"] for p in probs] == ["missing"]  # one file, one problem
 
 
 def test_added_shard_is_refused(rel):
     import shutil
 
-    shutil.copyfile(rel / SHARD, rel / "data/synthetic-obs/test-chain-d999.parquet")
-    probs = _refused(rel, "test-chain-d999.parquet", problem="extra")
+    shutil.copyfile(rel / SHARD, rel / "data/synthetic-obs/test-00099-of-00048.parquet")
+    probs = _refused(rel, "test-00099-of-00048.parquet", problem="extra")
     assert [p["problem"] for p in probs] == ["extra"]
 
 
@@ -171,8 +178,8 @@ def test_replaced_shard_is_refused(rel):
     import shutil
 
     # a valid shard of the same config copied over another one: well-formed, wrong content
-    shutil.copyfile(rel / "data/synthetic-obs/test-tree-d010.parquet", rel / SHARD)
-    _refused(rel, "test-chain-d010.parquet")
+    shutil.copyfile(rel / OTHER, rel / SHARD)
+    _refused(rel, SHARD_NAME)
 
 
 def test_replaced_shard_with_same_size_is_refused_by_checksum(rel):
@@ -182,7 +189,7 @@ def test_replaced_shard_with_same_size_is_refused_by_checksum(rel):
     if b == p.read_bytes():
         b[len(b) // 2] ^= 0x10
     p.write_bytes(bytes(b))
-    _refused(rel, "test-chain-d010.parquet", problem="sha256")
+    _refused(rel, SHARD_NAME, problem="sha256")
     # the basic level (sizes only) does not hash; the page checksums catch the damage on read
     with pytest.raises(ReleaseError):
         ds = _load(rel, verification="basic")
@@ -192,7 +199,7 @@ def test_replaced_shard_with_same_size_is_refused_by_checksum(rel):
 def test_truncated_shard_is_refused(rel):
     p = rel / SHARD
     p.write_bytes(p.read_bytes()[:-100])
-    _refused(rel, "test-chain-d010.parquet", problem="size")
+    _refused(rel, SHARD_NAME, problem="size")
 
 
 def test_random_single_bit_flips_are_all_refused(rel):
@@ -208,7 +215,7 @@ def test_random_single_bit_flips_are_all_refused(rel):
         b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
         p.write_bytes(bytes(b))
         assert {(q["path"], q["problem"]) for q in verify(rel)} == {(SHARD, "sha256")}
-        with pytest.raises(ReleaseError, match="test-chain-d010"):
+        with pytest.raises(ReleaseError, match=SHARD_NAME):
             _load(rel)
     p.write_bytes(good)
     assert verify(rel) == []
@@ -288,15 +295,15 @@ def _edit_card(folder, old, new):
 
 def test_card_redirected_to_another_config_is_refused(rel):
     _edit_card(rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obsint/*.parquet")
-    probs = _refused(rel, "50 file(s) listed for config(s) ['synthetic-obsint']", problem="card")
+    probs = _refused(rel, "48 file(s) listed for config(s) ['synthetic-obsint']", problem="card")
     assert [p["problem"] for p in probs] == ["card", "card"]  # none of its own, all foreign
 
 
 def test_card_redirected_to_a_subset_is_refused(rel):
     _edit_card(
-        rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obs/test-chain-*.parquet"
+        rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obs/test-0000*.parquet"
     )
-    probs = _refused(rel, "45 of 50 not matched (a subset)", problem="card")
+    probs = _refused(rel, "38 of 48 not matched (a subset)", problem="card")
     assert len(probs) == 1
 
 
@@ -335,12 +342,13 @@ def test_manifest_inconsistency_is_reported(rel):
     from causalarena.release.verify import verify
 
     m = json.loads((rel / "manifest.json").read_text())
-    m["configs"][OBS]["rows"] += 2
-    m["files"].append({**m["files"][0]})  # the same path twice (one more row in the sum)
+    r = m["files"][0]["rows"]
+    m["configs"][OBS]["rows"] += r + 1
+    m["files"].append({**m["files"][0]})  # the same path twice (r more rows in the sum)
     (rel / "manifest.json").write_text(json.dumps(m))
     found = [p["found"] for p in verify(rel) if p["problem"] == "manifest"]
     assert any("listed twice" in f for f in found)
-    assert any(f"configs.{OBS}.rows is 52, the files of {OBS} sum to 51" in f for f in found)
+    assert any(f"configs.{OBS}.rows is {51 + r}, the files of {OBS} sum to {50 + r}" in f for f in found)
     with pytest.raises(ReleaseError, match="manifest"):
         _load(rel)
 
@@ -350,10 +358,11 @@ def test_manifest_rows_disagree_with_parquet_footer(rel):
 
     m = json.loads((rel / "manifest.json").read_text())
     k = next(i for i, f in enumerate(m["files"]) if f["path"] == SHARD)
+    orig = m["files"][k]["rows"]
     m["files"][k]["rows"] = 7
-    m["configs"][OBS]["rows"] += 6
+    m["configs"][OBS]["rows"] += 7 - orig
     (rel / "manifest.json").write_text(json.dumps(m))
-    assert [(p["path"], p["problem"], p["found"]) for p in verify(rel)] == [(SHARD, "rows", 1)]
+    assert [(p["path"], p["problem"], p["found"]) for p in verify(rel)] == [(SHARD, "rows", orig)]
 
 
 def test_config_without_files_is_a_manifest_problem(rel):
@@ -402,7 +411,7 @@ def test_load_checksum_cache_never_serves_stale(rel):
         _load(rel)
         first = len(calls)
         _load(rel)
-        assert first == 50 and len(calls) == first  # second load: no re-hash
+        assert first == 48 and len(calls) == first  # second load: no re-hash
         # rewrite a shard with flipped content but restore size and mtime: still re-hashed
         p = rel / SHARD
         st = p.stat()
@@ -410,7 +419,7 @@ def test_load_checksum_cache_never_serves_stale(rel):
         b[200] ^= 0x01
         p.write_bytes(bytes(b))
         os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
-        with pytest.raises(ReleaseError, match="test-chain-d010"):
+        with pytest.raises(ReleaseError, match=SHARD_NAME):
             _load(rel)
         assert len(calls) == first + 1
     finally:
@@ -418,7 +427,8 @@ def test_load_checksum_cache_never_serves_stale(rel):
 
 
 def test_verification_none_skips_checks_and_bad_value_is_refused(rel):
-    (rel / "data/synthetic-obs/test-tree-d010.parquet").unlink()
-    assert len(_load(rel, verification="none")) == 49
+    gone = _rows(rel, OTHER)
+    (rel / OTHER).unlink()
+    assert len(_load(rel, verification="none")) == 50 - gone
     with pytest.raises(ValueError, match="verification"):
         _load(rel, verification="paranoid")

@@ -133,8 +133,8 @@ def test_freeze_records_everything(frozen):
     r = f["reserved"]
     # one reserved SCM per block at mini, x 2 settings x 1 replicate
     assert r["scms"] == len(BLOCKS) and r["count"] == len(r["commitments"]) == 2 * len(BLOCKS)
-    from causalarena.release.reserved import pool_root
     from causalarena.generator.synthetic.suites import get_suite
+    from causalarena.release.reserved import pool_root
 
     s = get_suite("arena-synthetic")
     for c in r["commitments"]:

@@ -336,7 +336,7 @@ def render_card(meta: ReleaseMetadata) -> str:
     L += ["", "## Pretraining overlap disclosure", ""]
     L += [f"- {u}" for u in meta.overlap_guidance]
     if meta.reserved:
-        from causalarena.release.reserved import STATEMENT
+        from causalarena.release.metadata import RESERVED_STATEMENT as STATEMENT
 
         L += [
             "",

@@ -509,6 +509,20 @@ OVERLAP_GUIDANCE = [
     "committed to by a salted sha256 in `manifest.json`, so a later reveal can prove the "
     "instances were fixed at this version.",
 ]
+#: What the card and README say about the commitment (one paragraph, rendered verbatim).
+RESERVED_STATEMENT = (
+    "The reserved half is drawn from a secret key held by the maintainers (never in the "
+    "repository, the seed or these files), so it cannot be regenerated from the package. "
+    "`manifest.json` (`freeze.reserved`) carries one salted sha256 commitment per reserved "
+    "instance (spec and data), one root per reserved pool and the key's fingerprint. A "
+    "commitment proves that the reserved instances revealed later are the ones fixed at this "
+    "version, not chosen after seeing results; it reveals nothing about them. Anyone can "
+    "rebuild the public shards (`causalarena verify DIR --rebuild`); only key holders can "
+    "rebuild the reserved shards and check every commitment (`causalarena verify DIR --reveal "
+    "KEYFILE`), and so can anyone once the key is revealed."
+)
+
+
 LIMITATIONS = [
     "Synthetic, anonymous variables: an edge is a matrix entry without an operational or "
     "scientific story; the semantic and formula-grounded SCM families of the paper are not part "

@@ -47,23 +47,13 @@ from typing import Any
 import numpy as np
 
 from causalarena.errors import ReleaseError
+from causalarena.release.metadata import RESERVED_STATEMENT as STATEMENT
+
+__all__ = ["STATEMENT", "build_reserved", "commitments", "generate_key", "verify_reveal"]
 
 SCHEME = "hmac-sha256-seedsequence-v1"
 KEY_BYTES = 32
 _DOMAIN = b"causalarena reserved instance v1\0"
-
-#: What the card and README say about the commitment (one paragraph, rendered verbatim).
-STATEMENT = (
-    "The reserved half is drawn from a secret key held by the maintainers (never in the "
-    "repository, the seed or these files), so it cannot be regenerated from the package. "
-    "`manifest.json` (`freeze.reserved`) carries one salted sha256 commitment per reserved "
-    "instance (spec and data), one root per reserved pool and the key's fingerprint. A "
-    "commitment proves that the reserved instances revealed later are the ones fixed at this "
-    "version, not chosen after seeing results; it reveals nothing about them. Anyone can "
-    "rebuild the public shards (`causalarena verify DIR --rebuild`); only key holders can "
-    "rebuild the reserved shards and check every commitment (`causalarena verify DIR --reveal "
-    "KEYFILE`), and so can anyone once the key is revealed."
-)
 
 
 # ------------------------------------------------------------------ key
@@ -329,6 +319,7 @@ def build_reserved(
 
     from causalarena.generator.rows import to_arrow
     from causalarena.generator.synthetic.family import FAMILY, rows_for
+    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.io import (
         atomic_write_bytes,
         atomic_write_json,
@@ -336,7 +327,6 @@ def build_reserved(
         sha256_file,
     )
     from causalarena.release.manifest import MANIFEST, environment
-    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.ui import progress
 
     suite = get_suite(suite_name)
@@ -481,8 +471,8 @@ def verify_reveal(
     ReleaseError
         If the release is not frozen with a key-based commitment, or the key file is unusable.
     """
-    from causalarena.release.manifest import read_manifest
     from causalarena.generator.synthetic.suites import get_suite
+    from causalarena.release.manifest import read_manifest
 
     folder = Path(folder)
     manifest = read_manifest(folder)
