@@ -103,9 +103,19 @@ def test_loads_limit():
 
 # ------------------------------------------------------------------ corrupted release folders
 OBS = "synthetic-obs"
-SHARD = "data/synthetic-obs/test-00003-of-00048.parquet"
-SHARD_NAME = SHARD.rsplit("/", 1)[1]
-OTHER = "data/synthetic-obs/test-00010-of-00048.parquet"
+SHARD = SHARD_NAME = OTHER = ""  # set from the built release's manifest (shard names follow
+N_OBS = N_OBSINT = 0  # the engine's shard-count rule)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _shard_names(mini_release):
+    global SHARD, SHARD_NAME, OTHER, N_OBS, N_OBSINT
+    m = json.loads((mini_release / "manifest.json").read_text())
+    obs = sorted(f["path"] for f in m["files"] if f.get("config") == OBS)
+    SHARD, OTHER = obs[3], obs[10]
+    SHARD_NAME = SHARD.rsplit("/", 1)[1]
+    N_OBS = len(obs)
+    N_OBSINT = sum(1 for f in m["files"] if f.get("config") == "synthetic-obsint")
 
 
 def _rows(folder, path):
@@ -169,8 +179,8 @@ def test_deleted_shard_is_refused(rel):
 def test_added_shard_is_refused(rel):
     import shutil
 
-    shutil.copyfile(rel / SHARD, rel / "data/synthetic-obs/test-00099-of-00048.parquet")
-    probs = _refused(rel, "test-00099-of-00048.parquet", problem="extra")
+    shutil.copyfile(rel / SHARD, rel / "data/synthetic-obs/test-00099-of-00099.parquet")
+    probs = _refused(rel, "test-00099-of-00099.parquet", problem="extra")
     assert [p["problem"] for p in probs] == ["extra"]
 
 
@@ -295,7 +305,9 @@ def _edit_card(folder, old, new):
 
 def test_card_redirected_to_another_config_is_refused(rel):
     _edit_card(rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obsint/*.parquet")
-    probs = _refused(rel, "48 file(s) listed for config(s) ['synthetic-obsint']", problem="card")
+    probs = _refused(
+        rel, f"{N_OBSINT} file(s) listed for config(s) ['synthetic-obsint']", problem="card"
+    )
     assert [p["problem"] for p in probs] == ["card", "card"]  # none of its own, all foreign
 
 
@@ -303,7 +315,7 @@ def test_card_redirected_to_a_subset_is_refused(rel):
     _edit_card(
         rel, "path: data/synthetic-obs/*.parquet", "path: data/synthetic-obs/test-0000*.parquet"
     )
-    probs = _refused(rel, "38 of 48 not matched (a subset)", problem="card")
+    probs = _refused(rel, f"{N_OBS - 10} of {N_OBS} not matched (a subset)", problem="card")
     assert len(probs) == 1
 
 
@@ -348,7 +360,9 @@ def test_manifest_inconsistency_is_reported(rel):
     (rel / "manifest.json").write_text(json.dumps(m))
     found = [p["found"] for p in verify(rel) if p["problem"] == "manifest"]
     assert any("listed twice" in f for f in found)
-    assert any(f"configs.{OBS}.rows is {51 + r}, the files of {OBS} sum to {50 + r}" in f for f in found)
+    assert any(
+        f"configs.{OBS}.rows is {51 + r}, the files of {OBS} sum to {50 + r}" in f for f in found
+    )
     with pytest.raises(ReleaseError, match="manifest"):
         _load(rel)
 
@@ -411,7 +425,7 @@ def test_load_checksum_cache_never_serves_stale(rel):
         _load(rel)
         first = len(calls)
         _load(rel)
-        assert first == 48 and len(calls) == first  # second load: no re-hash
+        assert first == N_OBS and len(calls) == first  # second load: no re-hash
         # rewrite a shard with flipped content but restore size and mtime: still re-hashed
         p = rel / SHARD
         st = p.stat()
@@ -432,3 +446,23 @@ def test_verification_none_skips_checks_and_bad_value_is_refused(rel):
     assert len(_load(rel, verification="none")) == 50 - gone
     with pytest.raises(ValueError, match="verification"):
         _load(rel, verification="paranoid")
+
+
+def test_fixed_d_view_is_checked_like_a_config(rel):
+    """A view ``<config>-dNNN`` serves only its config's shards holding that d."""
+    from causalarena.release.verify import verify
+
+    ds = _load(rel, "synthetic-obs-d010")
+    assert len(ds) == 10 and set(ds["d"]) == {10}
+    card = (rel / "README.md").read_text()
+    head, rest = card.split("- config_name: synthetic-obs-d010\n", 1)
+    entry, tail = rest.split("- config_name:", 1)
+    d20 = next(ln for ln in tail.splitlines() if "data/synthetic-obs/" in ln)  # a d=20 shard
+    bad = entry.replace(entry.splitlines()[3], d20, 1)  # first listed d=10 shard -> d=20 one
+    (rel / "README.md").write_text(
+        head + "- config_name: synthetic-obs-d010\n" + bad + "- config_name:" + tail
+    )
+    probs = [p for p in verify(rel) if p["problem"] == "card"]
+    assert any("serves only rows of d=10" in str(p["expected"]) for p in probs), probs
+    with pytest.raises(ReleaseError, match="d=10"):
+        _load(rel, "synthetic-obs-d010")

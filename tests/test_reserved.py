@@ -218,7 +218,7 @@ def test_one_changed_byte_in_reserved_data_or_spec_fails(frozen, key, reserved_d
     for name, change in (
         (
             "x",
-            lambda r: r["X"][5].__setitem__(0, float(np.float32(r["X"][5][0]) * 1.0000001 + 1e-7)),
+            lambda r: r["X"][5].__setitem__(0, r["X"][5][0] + 1.0),
         ),
         ("spec", lambda r: r.__setitem__("spec", r["spec"].replace('"X1"', '"X1 "', 1))),
     ):

@@ -536,6 +536,8 @@ def check_croissant(folder: str | Path, manifest: dict[str, Any]) -> list[Proble
             note(f"distribution[{k}] an object", type(d).__name__)
             continue
         kind = str(d.get("@type", ""))
+        if kind.endswith("FileObject") and str(d.get("encodingFormat", "")).startswith("git+"):
+            continue  # the repository that contains the FileSets (Hub convention)
         if kind.endswith("FileObject"):
             url = d.get("contentUrl")
             rel = url if isinstance(url, str) else ""
