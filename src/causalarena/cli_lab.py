@@ -9,7 +9,9 @@ Verbs:
   (:mod:`causalarena.generator.lab.protocol`);
 - ``lab schema`` - print the protocol's JSON Schema;
 - ``lab play --episode ID`` - a person at a terminal;
-- ``lab stats`` - graph statistics per size beside appendix Table 1 and the public release.
+- ``lab stats`` - graph statistics per size beside appendix Table 1 and the public release;
+- ``lab report RESULTS --out DIR`` - a leaderboard per suite with bootstrap CIs and trajectory
+  plots (:mod:`causalarena.eval.lab_report`; `causalarena report RESULTS` does the same).
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ def add_commands(subparsers: Any) -> None:
     p = ls.add_parser("play", help="play one episode in the terminal")
     p.add_argument("--episode", required=True)
     p.add_argument("--data-dir", default=None)
+    rep = ls.add_parser(
+        "report", help="leaderboard per suite and trajectory plots of `lab run --out` results"
+    )
+    rep.add_argument("results", help="folder written by `causalarena lab run --out`")
+    rep.add_argument("--out", required=True, help="report folder")
+    rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs")
     st = ls.add_parser("stats", help="graph statistics per size vs appendix Table 1")
     st.add_argument("--data-dir", default=None)
 
@@ -59,6 +67,17 @@ def dispatch(args: argparse.Namespace) -> int | None:
     except (CausalArenaError, ValueError, OSError) as exc:
         print(f"causalarena lab {args.lab_cmd}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def run_lab_report(results: str, out: str, seed: int = 0) -> int:
+    """``causalarena lab report`` (also ``causalarena report`` on a lab results folder)."""
+    from pathlib import Path
+
+    from causalarena.eval.lab_report import write_lab_report
+
+    paths = write_lab_report(results, out, seed=seed)
+    print(f"lab report written to {out} ({len(paths)} files); open {Path(out) / 'index.html'}")
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -93,6 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         from causalarena.generator.lab.env import LabEnv
 
         return _play(LabEnv(find_episode(args.episode, args.data_dir)))
+    if args.lab_cmd == "report":
+        return run_lab_report(args.results, args.out, args.seed)
     if args.lab_cmd == "stats":
         _stats(args.data_dir)
         return 0

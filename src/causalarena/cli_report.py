@@ -101,10 +101,15 @@ def run_report(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from causalarena.eval.edges import edge_counts
+    from causalarena.eval.lab_report import is_lab_results
     from causalarena.eval.priors import coverage_table, load_priors
     from causalarena.eval.report import write_report
     from causalarena.eval.score import release_of, score_predictions
 
+    if is_lab_results(args.pred_dir):  # `lab run --out` results: the lab leaderboards
+        from causalarena.cli_lab import run_lab_report
+
+        return run_lab_report(args.pred_dir, args.out, args.seed)
     release = args.release or release_of(args.pred_dir)
     scores = score_predictions(
         release,
