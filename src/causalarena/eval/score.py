@@ -470,6 +470,8 @@ def _score_task(task: tuple) -> pd.DataFrame:
     """Score one chunk of a submission (runs in a worker process with one BLAS thread)."""
     from threadpoolctl import threadpool_limits
 
+    # one thread each for BLAS and for gadjid's rayon pool: the workers already fill the cores
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
     config, part, truth, cpdags, prov, sid = task
     cache = _TruthCache(truth, sid)
     cache._cpdag.update(cpdags)
@@ -557,14 +559,18 @@ def score_predictions(
             frame = pd.concat(parts, ignore_index=True)
             _check_duplicates(frame, f"{pred_dir / config}: method {m}")
             jobs[f"{config}\0{m}"] = frame
-    scored = _run_jobs(jobs, caches, prov, workers, sid)
-    out = []
-    for key, frame in jobs.items():
-        config = key.split("\0")[0]
-        done = scored.get(key)
-        if done is None:  # every row was outside max_d
-            done = _score_submitted(frame, caches[config], config, prov, sid)
-        out.append(_complete(done, frame, caches[config], config, prov))
+    from threadpoolctl import threadpool_limits
+
+    # 100 x 100 boolean products are fastest on one BLAS thread (threads only contend)
+    with threadpool_limits(1):
+        scored = _run_jobs(jobs, caches, prov, workers, sid)
+        out = []
+        for key, frame in jobs.items():
+            config = key.split("\0")[0]
+            done = scored.get(key)
+            if done is None:  # every row was outside max_d
+                done = _score_submitted(frame, caches[config], config, prov, sid)
+            out.append(_complete(done, frame, caches[config], config, prov))
     return pd.concat(out, ignore_index=True)
 
 
