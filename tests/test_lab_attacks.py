@@ -217,3 +217,40 @@ def test_strict_loads_and_text_extraction_bounds():
     # the hypothesis after a few stray braces is still found
     assert extract_json('thinking {not json} ... {"edges": []}') == {"edges": []}
     assert math.isfinite(loads('{"a": 1e308}')["a"])
+
+
+def test_python_api_refuses_huge_ints_and_past_limit_actions_cleanly():
+    ep = _episode()
+    env = LabEnv(ep)
+    prop = env.describe()["controllable"][0]
+    with pytest.raises(LabError, match="must be finite"):
+        env.intervene(prop, 10**400)  # float() would raise OverflowError
+    with pytest.raises(LabError, match="is not finite"):
+        env.submit(10**400)
+    with pytest.raises(LabError, match="not a number"):
+        env.intervene(prop, "12")
+    for _ in range(ep.budget):
+        env.intervene(prop, 50.0)
+    with pytest.raises(LabError, match="budget .12. is spent"):
+        env.intervene(prop, 51.0)
+    for _ in range(ep.max_submissions):
+        env.submit(-1e9)
+    with pytest.raises(LabError, match="the episode is over .3 of 3"):
+        env.submit(ep.held_out())
+    assert env.done and env.transcript()["budget_used"] == ep.budget
+
+
+def test_memory_bounds_on_recorded_hypotheses_and_coefficients():
+    from causalarena.generator.lab.env import MAX_RECORDS
+    from causalarena.generator.lab.hypothesis import MAX_COEFFICIENTS
+
+    env = LabEnv(_episode())
+    many = {f"c{i}": 1 for i in range(MAX_COEFFICIENTS + 1)}
+    out = env.record(_hyp("resonanceFreq = 1", many))
+    assert out["valid"] is False and "at most 100" in out["error"]
+    for _ in range(MAX_RECORDS - 1):
+        env.record("not a hypothesis")
+    with pytest.raises(LabError, match=f"at most {MAX_RECORDS} hypotheses"):
+        env.record("one too many")
+    assert len(env.transcript()["hypotheses"]) == MAX_RECORDS
+    assert "raw" not in env.transcript()["hypotheses"][0]  # the raw text is not kept

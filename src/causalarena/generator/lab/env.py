@@ -31,6 +31,8 @@ from causalarena.generator.lab.semantics import compile_model, readings, shift
 
 #: Largest magnitude of an intervention value.
 MAX_VALUE = 1e6
+#: Most hypotheses one episode records (a step records one; bounds an agent's memory use).
+MAX_RECORDS = 1000
 
 
 class _State:
@@ -66,6 +68,23 @@ class _State:
         rec["kind"] = "intervention" if intervention else "observation"
         self.data.append(rec)
         return rec
+
+
+def _finite(v: int | float) -> bool:
+    """Finite as a float (an int too large for a float is not)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
+def _text(v: object) -> str:
+    """At most 60 characters describing ``v`` (for error messages)."""
+    try:
+        t = repr(v)
+    except (ValueError, RecursionError):  # e.g. an int of more than 4300 digits
+        t = f"<{type(v).__name__}>"
+    return t if len(t) <= 60 else t[:57] + "..."
 
 
 def _has_trace(ep: Episode) -> bool:
@@ -154,10 +173,10 @@ class LabEnv:
                 f"intervene: {prop!r} is not controllable; controllable: {ep.lab['controllable']}"
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise LabError(f"intervene: value {value!r} is not a number")
-        if not math.isfinite(float(value)) or abs(float(value)) > MAX_VALUE:
+            raise LabError(f"intervene: value {_text(value)} is not a number")
+        if not _finite(value) or abs(float(value)) > MAX_VALUE:
             raise LabError(
-                f"intervene: value {value!r} must be finite with |value| <= {MAX_VALUE:g}"
+                f"intervene: value {_text(value)} must be finite with |value| <= {MAX_VALUE:g}"
             )
         if s.budget_left <= 0:
             raise LabError(f"intervene: the intervention budget ({ep.budget}) is spent")
@@ -174,14 +193,18 @@ class LabEnv:
         rather than refused, so the trajectory keeps every step.
         """
         s = self.__state
-        entry: dict[str, Any] = {"step": s.n_interventions, "raw": hypothesis}
+        if len(s.hypotheses) >= MAX_RECORDS:
+            raise LabError(
+                f"record: at most {MAX_RECORDS} hypotheses can be recorded in one episode"
+            )
+        entry: dict[str, Any] = {"step": s.n_interventions}
         try:
             h = self._parse(hypothesis)
             entry.update(valid=True, hypothesis=h.to_dict())
         except LabError as exc:
             entry.update(valid=False, error=str(exc))
         s.hypotheses.append(entry)
-        return {k: v for k, v in entry.items() if k != "raw"}
+        return dict(entry)
 
     def check(self, hypothesis: str | dict, tol: float = 0.05) -> dict[str, Any]:
         """Consistency of a hypothesis with every record so far (section 5.5).
@@ -213,9 +236,9 @@ class LabEnv:
                 "submissions used)"
             )
         if isinstance(prediction, bool) or not isinstance(prediction, (int, float)):
-            raise LabError(f"submit: prediction {prediction!r} is not a number")
-        if not math.isfinite(float(prediction)):
-            raise LabError(f"submit: prediction {prediction!r} is not finite")
+            raise LabError(f"submit: prediction {_text(prediction)} is not a number")
+        if not _finite(prediction):
+            raise LabError(f"submit: prediction {_text(prediction)} is not finite")
         if hypothesis is not None:
             self.record(hypothesis)
         correct = abs(float(prediction) - ep.held_out()) < SUCCESS_TOL
@@ -240,7 +263,7 @@ class LabEnv:
                 if d["crystal"] == "manipulator" and "intervention" in d
             ],
             "budget_used": s.episode.budget - s.budget_left,
-            "hypotheses": [{k: v for k, v in h.items() if k != "raw"} for h in s.hypotheses],
+            "hypotheses": [dict(h) for h in s.hypotheses],
             "submissions": [dict(x) for x in s.submissions],
             "observations": self.observations(),
         }

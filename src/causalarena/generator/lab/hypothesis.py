@@ -38,6 +38,8 @@ MAX_TEXT_CHARS = 200_000
 MAX_EQUATION_DEPTH = 100
 #: Candidate ``{`` positions tried per text block before giving up (bounds the search).
 MAX_JSON_STARTS = 64
+#: Most coefficients a hypothesis may list (7 nodes, quadratic: 13 are needed).
+MAX_COEFFICIENTS = 100
 _TARGET_ALIASES = {
     "resonancefreq",
     "resonancefrequency",
@@ -317,6 +319,10 @@ def parse_hypothesis(
     coefs_in = obj["coefficients"]
     if not isinstance(coefs_in, Mapping):
         raise LabError("hypothesis: 'coefficients' must be an object {name: number}")
+    if len(coefs_in) > MAX_COEFFICIENTS:
+        raise LabError(
+            f"hypothesis: {len(coefs_in)} coefficients listed; at most {MAX_COEFFICIENTS}"
+        )
     coefs: dict[str, float] = {}
     for k, v in coefs_in.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
