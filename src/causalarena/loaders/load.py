@@ -214,7 +214,9 @@ def check_folder(folder: Path, config: str, *, checksums: bool = True) -> list[P
     if config not in manifest["configs"] and not views:
         known = sorted(manifest["configs"]) + sorted(_card_views(folder))
         raise ReleaseError(f"{folder}: no config {config!r} (found: {known})")
-    problems = served_problems(folder, config, checksums=checksums, digest=_digest_cache(folder))
+    digest, flush = _digest_cache(folder)
+    problems = served_problems(folder, config, checksums=checksums, digest=digest)
+    flush()
     if problems:
         lines = [
             f"  {p['problem']}: {p['path']}"
@@ -238,6 +240,9 @@ def check_folder(folder: Path, config: str, *, checksums: bool = True) -> list[P
 
 def _digest_cache(folder: Path):
     """sha256 of a file, cached on disk by (path, size, inode, mtime_ns, ctime_ns).
+
+    Returns ``(digest, flush)``: ``digest(path)`` hashes or reuses; ``flush()`` writes the
+    cache once after a check.
 
     The cache lives in the ``datasets`` cache (``causalarena-verified/``); a file whose stat
     changed in any of these fields is re-hashed, so the cache never vouches for changed bytes
@@ -272,13 +277,18 @@ def _digest_cache(folder: Path):
             return str(hit[4])
         sha = sha256_file(path)
         known[key] = [*stamp, sha]
-        try:
-            atomic_write_json(cache, known)
-        except OSError:
-            pass
+        dirty.append(key)
         return sha
 
-    return digest
+    def flush() -> None:
+        if dirty:
+            try:
+                atomic_write_json(cache, known)
+            except OSError:
+                pass
+
+    dirty: list[str] = []
+    return digest, flush
 
 
 def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
