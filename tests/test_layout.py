@@ -147,6 +147,13 @@ def test_views_cover_their_configs_exactly_once(mini_release):
         assert sorted(paths) == shards
         for v in views:
             d = int(VIEW_RE.match(v["config_name"])["d"])
+            # datasets reads the Array2D features from the card's dataset_info (no script)
+            feats = datasets.load_dataset(
+                str(mini_release), v["config_name"], split="test", streaming=True
+            ).features
+            assert feats["X"] == datasets.Array2D((None, d), "float32")
+            assert feats["mask"] == datasets.Array2D((None, d), "bool")
+            assert feats["adjacency"] == datasets.Array2D((d, d), "int8")
             for p in v["data_files"][0]["path"]:
                 assert set(pq.read_table(mini_release / p, columns=["d"])["d"].to_pylist()) == {d}
 
