@@ -173,3 +173,17 @@ def test_missing_required_property_fails_mlcroissant(copy):
     _edit(copy, lambda js: js["recordSet"][0]["field"][0]["source"].pop("fileSet"))
     probs = validate_croissant(copy)
     assert probs and "mlcroissant validation failed" in probs[0]
+
+
+def test_unfrozen_release_validates_without_the_date_published_warning(copy, caplog):
+    # an unfrozen release has no date yet: mlcroissant's lone datePublished warning is dropped
+    assert "datePublished" not in json.loads((copy / "croissant.json").read_text())
+    caplog.set_level("WARNING", logger="absl")
+    assert validate_croissant(copy) == []
+    assert not [r for r in caplog.records if "datePublished" in r.getMessage()]
+    # any other mlcroissant warning still reaches the log
+    _edit(copy, lambda js: js.pop("citeAs"))
+    caplog.clear()
+    validate_croissant(copy)
+    msgs = [r.getMessage() for r in caplog.records if r.name == "absl"]
+    assert msgs and any("citeAs" in m or "citation" in m.lower() for m in msgs), msgs

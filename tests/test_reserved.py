@@ -132,6 +132,18 @@ def test_freeze_needs_a_key_outside_the_folder(mini_release, tmp_path, key):
     assert "freeze" not in json.loads((out / "manifest.json").read_text())
 
 
+def test_cli_freeze_reports_scms_and_instances(mini_release, tmp_path, key, monkeypatch, capsys):
+    out = tmp_path / "rel"
+    shutil.copytree(mini_release, out)
+    real = fz.freeze
+    monkeypatch.setattr(fz, "freeze", lambda *a, **k: real(*a, **k, reserved_blocks=BLOCKS))
+    assert (
+        _cli(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(key)]) == 0
+    )
+    # 2 SCMs x (obs, obsint) = 4 instances; the count of instances is not called SCMs
+    assert "reserved half committed: 2 SCMs, 4 instances (root " in capsys.readouterr().out
+
+
 def test_frozen_manifest_carries_commitments_not_the_key(frozen, key):
     res = json.loads((frozen / "manifest.json").read_text())["freeze"]["reserved"]
     assert res["scheme"] == rsv.SCHEME and res["key_id"] == rsv.key_id(rsv.read_key(key))

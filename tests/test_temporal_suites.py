@@ -71,6 +71,27 @@ def test_load_with_datasets(built, monkeypatch):
     assert ds2[0]["times"] is not None and len(ds2[0]["times"]) == ds2[0]["T"]
 
 
+def test_to_numpy_converts_temporal_rows(built, monkeypatch):
+    """``causalarena.to_numpy`` on a ``dot-*`` row (no ``X`` column) gives typed arrays."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import causalarena as ca
+
+    stored = pq.read_table(built / "data/dot-observed/test-00000-of-00001.parquet").to_pylist()[0]
+    for fmt in (None, "numpy"):
+        ds = ca.load("dot-observed", source=str(built), streaming=True)
+        row = next(iter(ds.with_format(fmt) if fmt else ds))
+        r = ca.to_numpy(row)
+        T, N, K = stored["T"], len(stored["variables"]), stored["max_lag"]
+        assert r["x_obs"].shape == r["x_int"].shape == (T, N) and r["x_obs"].dtype == np.float32
+        np.testing.assert_array_equal(r["x_int"], np.asarray(stored["x_int"], dtype=np.float32))
+        assert r["mask"].dtype == bool and r["mask"].shape == (T, N) and r["mask"].any()
+        assert r["adjacency_inst"].dtype == np.int8 and r["adjacency_inst"].shape == (N, N)
+        assert r["adjacency_lag"].dtype == np.int8 and r["adjacency_lag"].shape == (K, N, N)
+        np.testing.assert_array_equal(r["adjacency_lag"], np.asarray(stored["adjacency_lag"]))
+    with pytest.raises(ValueError, match="no X column"):
+        ca.to_numpy({"variables": ["a"], "x": [[1.0]]})
+
+
 @pytest.mark.parametrize("suite", sorted(S.TEMPORAL_SUITES))
 def test_determinism_workers_and_repeat(tmp_path, suite):
     """Real mini scale of every dot-* suite: 1 and 2 workers give the same bytes (Parquet and
@@ -351,7 +372,17 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
         assert str(tmp_path) not in (out / name).read_text()  # no local filesystem path
     assert str(tmp_path) not in (out / "manifest.json").read_text()
     assert main(["release", "validate", str(out)]) == 0
-    assert main(["release", "freeze", str(out), "--version", "1.0.0"]) == 0
+    key = tmp_path / "throwaway.key"
+    assert main(["release", "keygen", str(key)]) == 0
+    capsys.readouterr()
+    assert (
+        main(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(key)]) == 0
+    )
+    assert "no key-drawn reserved half, so the key was not used" in capsys.readouterr().out
+    # nothing to reveal: a clear refusal naming why, not "freeze it first" on a frozen release
+    assert main(["verify", str(out), "--reveal", str(key)]) == 2
+    err = capsys.readouterr().err
+    assert "temporal family) has no key-drawn reserved half" in err and "freeze" not in err
     assert main(["verify", str(out), "--rebuild"]) == 0
     assert main(["verify", str(out), "--metadata"]) == 0
     capsys.readouterr()

@@ -147,10 +147,18 @@ def _run(args: argparse.Namespace) -> int:
                 reserved_key=args.reserved_key,
             )
             r = m["freeze"].get("reserved")
+            if r:
+                extra = (
+                    f", reserved half committed: {r.get('scms', '?')} SCMs, {r['count']} "
+                    f"instances (root {r['root_sha256']})"
+                )
+            elif args.reserved_key:
+                extra = f"; {m['suite']} has no key-drawn reserved half, so the key was not used"
+            else:
+                extra = ""
             print(
                 f"froze {m['suite']} {args.version} ({m['scale']}): {len(m['files'])} files, "
-                f"content sha256 {m['freeze']['content_sha256']}"
-                + (f", {r['count']} reserved SCMs committed (root {r['root_sha256']})" if r else "")
+                f"content sha256 {m['freeze']['content_sha256']}{extra}"
             )
         elif args.release_cmd == "keygen":
             from causalarena.release.reserved import generate_key

@@ -315,6 +315,11 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
     config or of a fixed-d view; the shapes come from the row (``n = n_obs + n_int``,
     ``d = len(variables)``, :data:`causalarena.schema.ARRAY_COLUMNS`).
 
+    A row of a temporal ``dot-*`` config (it has ``x_obs`` instead of ``X``) is converted the
+    same way: ``x_obs``, ``x_int`` of shape (T, N) float32, ``mask`` (T, N) bool when present,
+    ``adjacency_inst`` (N, N) int8 and ``adjacency_lag`` (K, N, N) int8, with ``N =
+    len(variables)``.
+
     Returns
     -------
     dict
@@ -322,9 +327,27 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
         ``adjacency`` ndarray of shape (d, d) int8 (``A[i, j] = 1`` iff i -> j; ``datasets``'
         numpy/torch formats hand it over as int64, cast back here);
         ``variables`` list of str; every other column unchanged.
+
+    Raises
+    ------
+    ValueError
+        If the row has neither an ``X`` column nor an ``x_obs`` column.
     """
     out = dict(row)
     d = len(row["variables"])
+    if "X" not in row and "x_obs" in row:
+        for k in ("x_obs", "x_int"):
+            out[k] = np.asarray(row[k], dtype=np.float32).reshape(-1, d)
+        if row.get("mask") is not None:
+            out["mask"] = np.asarray(row["mask"], dtype=bool).reshape(-1, d)
+        out["adjacency_inst"] = np.asarray(row["adjacency_inst"], dtype=np.int8).reshape(d, d)
+        out["adjacency_lag"] = np.asarray(row["adjacency_lag"], dtype=np.int8).reshape(-1, d, d)
+        return out
+    if "X" not in row:
+        raise ValueError(
+            "to_numpy: the row has no X column (arena configs) and no x_obs column (temporal "
+            f"dot-* configs); its columns are {', '.join(sorted(row))}"
+        )
     out["X"] = np.asarray(row["X"], dtype=np.float32).reshape(-1, d)
     out["mask"] = np.asarray(row["mask"], dtype=bool).reshape(-1, d)
     out["adjacency"] = np.asarray(row["adjacency"], dtype=np.int8).reshape(d, d)

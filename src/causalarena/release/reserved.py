@@ -478,7 +478,16 @@ def verify_reveal(
     manifest = read_manifest(folder)
     res = (manifest.get("freeze") or {}).get("reserved")
     if not res:
-        raise ReleaseError(f"{folder}: manifest has no reserved commitment (freeze it first)")
+        family = manifest.get("family", "synthetic")
+        if family != "synthetic":
+            raise ReleaseError(
+                f"{folder}: {manifest.get('suite')} ({family} family) has no key-drawn reserved "
+                "half, so its manifest holds no reserved commitment to reveal (only "
+                "arena-synthetic commits to one)"
+            )
+        raise ReleaseError(
+            f"{folder}: manifest has no reserved commitment (freeze it with --reserved-key first)"
+        )
     if not isinstance(res, dict) or res.get("scheme") != SCHEME:
         raise ReleaseError(
             f"{folder}: freeze.reserved uses scheme {res.get('scheme') if isinstance(res, dict) else None!r},"
