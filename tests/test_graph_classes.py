@@ -183,3 +183,9 @@ def test_tiny_graphs(d):
     z = np.zeros((d, d), dtype=np.int8)
     assert cpdag_problem(z) is None
     assert sid_bounds(z, z) == (0, 0)
+
+
+def test_sid_bounds_false_keeps_the_seeded_sid_only():
+    truth = _adj(2, [(0, 1)])
+    r = score_graph(truth, _adj(2, [(0, 1), (1, 0)]), sid_bounds=False)
+    assert r["sid"] in (0, 2) and r["sid_lower"] is None and r["sid_upper"] is None

@@ -28,6 +28,12 @@ def add_commands(subparsers: Any) -> None:
     s.add_argument("--config", default=None, help="config of a single file (default: its rows)")
     s.add_argument("--out", default=None, help="write the scores table (.parquet or .csv)")
     s.add_argument("--no-sid", action="store_true", help="skip SID and its bounds (faster)")
+    s.add_argument(
+        "--no-sid-bounds",
+        action="store_true",
+        help="skip the SID bounds of CPDAG predictions (their cost: one gadjid call per "
+        "candidate parent set)",
+    )
     s.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     s.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
@@ -52,20 +58,17 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    sid: bool | str = False if args.no_sid else ("no-bounds" if args.no_sid_bounds else True)
     pred = Path(args.pred)
     if pred.is_dir():
         if args.config is not None:
             scores = score_predictions(
-                args.release, pred, workers=args.workers, sid=not args.no_sid, configs=[args.config]
+                args.release, pred, workers=args.workers, sid=sid, configs=[args.config]
             )
         else:
-            scores = score_predictions(
-                args.release, pred, workers=args.workers, sid=not args.no_sid
-            )
+            scores = score_predictions(args.release, pred, workers=args.workers, sid=sid)
     elif pred.is_file():
-        scores = score_file(
-            pred, args.release, config=args.config, workers=args.workers, sid=not args.no_sid
-        )
+        scores = score_file(pred, args.release, config=args.config, workers=args.workers, sid=sid)
     else:
         raise FileNotFoundError(f"{pred}: no such predictions file or folder")
     if args.out:

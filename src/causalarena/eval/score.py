@@ -224,7 +224,7 @@ class _TruthCache:
                 t,
                 np.zeros_like(t),
                 seed=instance_seed(iid),
-                sid=self.sid,
+                sid=bool(self.sid),
                 true_cpdag=self.cpdag(iid),
             )
             m = {k: _num(res.get(k)) for k in METRICS}
@@ -399,7 +399,8 @@ def _score_submitted(
                         A,
                         edge_scores=S,
                         seed=instance_seed(iid),
-                        sid=sid,
+                        sid=bool(sid),
+                        sid_bounds=sid != "no-bounds",
                         true_cpdag=cache.cpdag(iid),
                     )
                     metrics.update({k: _num(res.get(k)) for k in METRICS})
@@ -499,8 +500,10 @@ def score_predictions(
         ``<pred_dir>/<config>/<file>.parquet``, one or more files per config.
     workers : int, default 1
         Processes scoring rows at once (forked; each scores with one BLAS thread).
-    sid : bool, default True
-        Compute SID and its CPDAG bounds (the expensive metric; ``gadjid``).
+    sid : bool or "no-bounds", default True
+        Compute SID and the SID bounds of CPDAG predictions (the expensive metrics;
+        ``gadjid``, one call per candidate parent set for the bounds); ``"no-bounds"``
+        computes SID of the seeded orientation only; False skips both.
     max_d : int, optional
         Evaluate only the instances with at most this many variables (a documented subset,
         e.g. the demo's d <= 30); coverage and fallback are over that subset and rows for
