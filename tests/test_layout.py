@@ -170,8 +170,11 @@ def test_causalarena_load_serves_views_and_to_numpy_any_format(mini_release):
         assert a["X"].dtype == np.float32 and a["X"].shape == (n, 50)
         assert a["mask"].dtype == np.bool_ and a["adjacency"].dtype == np.int8
         assert a["adjacency"].shape == (50, 50)
-    with pytest.raises(ca.ReleaseError, match="no config 'synthetic-obs-d040'"):
+    with pytest.raises(ca.ReleaseError, match="no config 'synthetic-obs-d040'") as err:
         ca.load("synthetic-obs-d040", source=mini_release)
+    assert "found: synthetic-obs, synthetic-obsint, synthetic-obs-d010" in str(
+        err.value
+    )  # no list repr
 
 
 def test_with_format_torch(mini_release):

@@ -134,7 +134,9 @@ def load(
         have = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
         views = _card_views(src)
         if not config or (config not in have and config not in views):
-            raise ReleaseError(f"{src}: no config {config!r} (found: {have + sorted(views)})")
+            raise ReleaseError(
+                f"{src}: no config {config!r} (found: {', '.join(have + sorted(views))})"
+            )
         if config in views:  # a fixed-d view: a subset of its config's shards, Array2D features
             shards = [src / rel for rel in views[config]]
         else:
@@ -213,7 +215,7 @@ def check_folder(folder: Path, config: str, *, checksums: bool = True) -> list[P
     views = view_files(folder, manifest, config) if config not in manifest["configs"] else []
     if config not in manifest["configs"] and not views:
         known = sorted(manifest["configs"]) + sorted(_card_views(folder))
-        raise ReleaseError(f"{folder}: no config {config!r} (found: {known})")
+        raise ReleaseError(f"{folder}: no config {config!r} (found: {', '.join(known)})")
     digest, flush = _digest_cache(folder)
     problems = served_problems(folder, config, checksums=checksums, digest=digest)
     flush()
