@@ -91,9 +91,24 @@ def loads(text: str | bytes | bytearray, limit: int = MAX_DEPTH) -> Any:
     JSONDepthError
         If the text nests deeper than ``limit``.
     json.JSONDecodeError, UnicodeDecodeError
-        As ``json.loads`` does for invalid text.
+        As ``json.loads`` does for invalid text, and for an integer literal longer than
+        :data:`MAX_INT_DIGITS` digits.
     """
     depth = text_depth(text)
     if depth > limit:
         raise JSONDepthError(depth, limit)
-    return json.loads(text)
+    return json.loads(text, parse_int=_parse_int)
+
+
+#: Longest integer literal accepted (Python's own limit on int/str conversion).
+MAX_INT_DIGITS = 4300
+
+
+def _parse_int(literal: str) -> int:
+    """``int(literal)``, refusing absurdly long literals as invalid JSON (not ``ValueError``)."""
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise json.JSONDecodeError(
+            f"integer literal with {digits} digits (limit {MAX_INT_DIGITS})", literal[:20], 0
+        )
+    return int(literal)

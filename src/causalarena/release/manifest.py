@@ -6,6 +6,7 @@ The manifest is deterministic (no timestamps), so building the same suite twice 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import sys
@@ -218,3 +219,24 @@ def registry_path(folder: Path, registry: str | Path | None, version: str) -> Pa
     """Registry record path of ``version``."""
     base = Path(registry) if registry is not None else Path(folder) / REGISTRY_DIR
     return base / f"{version}.json"
+
+
+def content_record(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What a frozen version fixes: identity, definition, environment and file checksums."""
+    env = manifest.get("environment") or {}
+    return {
+        "suite": manifest["suite"],
+        "version": manifest["version"],
+        "scale": manifest["scale"],
+        "seed": manifest.get("seed"),
+        "generator_rev": manifest.get("generator_rev"),
+        "definition": manifest.get("definition"),
+        "package": env.get("causalarena"),
+        "generation_source_sha256": env.get("generation_source_sha256"),
+        "files": {f["path"]: f["sha256"] for f in manifest["files"]},
+    }
+
+
+def content_sha256(record: dict[str, Any]) -> str:
+    """sha256 of a :func:`content_record` (canonical JSON)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()

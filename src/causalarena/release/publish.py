@@ -78,6 +78,10 @@ def check_publishable(folder: str | Path, version: str) -> dict[str, Any]:
     msgs = validate_card(folder)
     for name, fn in (("CITATION.cff", validate_cff), (".zenodo.json", validate_zenodo)):
         msgs += [f"{name}: missing"] if not (folder / name).is_file() else fn(folder / name)
+    if not msgs:
+        from causalarena.release.verify import stale_metadata
+
+        msgs = stale_metadata(folder)
     if msgs:
         raise ReleaseError(f"{folder}: metadata invalid: {msgs[0]}")
     return manifest

@@ -469,7 +469,8 @@ def verify_reveal(
     Raises
     ------
     ReleaseError
-        If the release is not frozen with a key-based commitment, or the key file is unusable.
+        If the release is not frozen with a key-based commitment, or the key file is unusable
+        or lies inside the release folder.
     """
     from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.manifest import read_manifest
@@ -494,6 +495,7 @@ def verify_reveal(
             f" not {SCHEME!r} (the public-seed commitments of earlier builds cannot be revealed "
             "with a key); freeze again with --reserved-key"
         )
+    refuse_key_inside(key_file, folder)
     key = read_key(key_file)
     probs: list[dict[str, Any]] = []
     if res.get("key_id") != key_id(key):

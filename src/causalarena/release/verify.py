@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from causalarena.release.io import sha256_file
-from causalarena.release.manifest import read_manifest
+from causalarena.release.manifest import (
+    content_record,
+    content_sha256,
+    read_manifest,
+    registry_path,
+)
 
 #: Files that describe the release and are not listed in ``manifest["files"]``.
 META_FILES = {
@@ -192,7 +197,7 @@ def check_files(
         if not p.exists():
             probs.append(_problem(f["path"], "missing", f["sha256"]))
             continue
-        if not p.is_file() or p.is_symlink() and not p.resolve().is_relative_to(folder.resolve()):
+        if not p.is_file() or not p.resolve().is_relative_to(folder.resolve()):
             probs.append(_problem(f["path"], "not-a-file", "regular file inside the folder"))
             continue
         size = p.stat().st_size
@@ -571,6 +576,64 @@ def check_croissant(folder: str | Path, manifest: dict[str, Any]) -> list[Proble
 
 
 # ------------------------------------------------------------------ everything
+def check_freeze(folder: str | Path, manifest: dict[str, Any]) -> list[Problem]:
+    """A frozen manifest must still hash to its ``freeze.content_sha256``, and agree with the
+    folder's registry record ``frozen/<version>.json`` when there is one.
+
+    Catches shards swapped or replaced together with a re-rendered manifest (and card and
+    Croissant) whose freeze was not redone.  Problems are ``"freeze"`` entries naming
+    ``manifest.json`` (or the registry record) and the first differing file.
+    """
+    fr = manifest.get("freeze")
+    if fr is None:
+        return []
+    if not isinstance(fr, dict) or not isinstance(fr.get("content_sha256"), str):
+        return [_problem("manifest.json", "freeze", "freeze.content_sha256 (a string)", fr)]
+    try:
+        rec = content_record(manifest)
+    except (AttributeError, KeyError, TypeError):
+        return [_problem("manifest.json", "freeze", "a well-formed frozen manifest", "malformed")]
+    problems = []
+    if content_sha256(rec) != fr["content_sha256"]:
+        problems.append(
+            _problem(
+                "manifest.json",
+                "freeze",
+                f"content sha256 {fr['content_sha256']} recorded by freeze",
+                f"{content_sha256(rec)} (the manifest was edited after `release freeze`)",
+            )
+        )
+    rp = registry_path(Path(folder), None, str(manifest.get("version")))
+    if rp.is_file():
+        from causalarena.safejson import loads
+
+        try:
+            reg = loads(rp.read_text())
+            files = reg["content"]["files"]
+            ok = isinstance(files, dict)
+        except (ValueError, KeyError, TypeError, OSError, UnicodeDecodeError):
+            ok = False
+        rel = rp.relative_to(folder).as_posix()
+        if not ok:
+            problems.append(_problem(rel, "freeze", "a readable registry record", "malformed"))
+        elif files != rec["files"]:
+            diff = sorted(set(files.items()) ^ set(rec["files"].items()))
+            problems.append(
+                _problem(
+                    rel, "freeze", "the manifest's files and sha256", f"differs at {diff[0][0]}"
+                )
+            )
+    if problems and problems[0]["path"] == "manifest.json":
+        want = fr.get("files") if isinstance(fr.get("files"), dict) else None
+        if want is None and rp.is_file() and ok:
+            want = files
+        if want is not None:
+            diff = sorted(set(want.items()) ^ set(rec["files"].items()))
+            if diff:
+                problems[0]["found"] += f"; first differing file {diff[0][0]}"
+    return problems
+
+
 def verify(folder: str | Path, *, checksums: bool = True) -> list[Problem]:
     """Check a release folder against its manifest, end to end.
 
@@ -585,7 +648,7 @@ def verify(folder: str | Path, *, checksums: bool = True) -> list[Problem]:
     list of dict
         One entry per problem: ``{"path", "problem", "expected", "found"}`` with ``problem``
         in {"missing", "size", "sha256", "extra", "not-a-file", "rows", "unreadable",
-        "manifest", "card", "croissant"}; empty when the folder matches.
+        "manifest", "card", "croissant", "freeze"}; empty when the folder matches.
 
     Raises
     ------
@@ -602,6 +665,7 @@ def verify(folder: str | Path, *, checksums: bool = True) -> list[Problem]:
     problems += check_parquet_rows(folder, [f for f in entries if f["path"] not in bad])
     problems += check_card(folder, manifest)
     problems += check_croissant(folder, manifest)
+    problems += check_freeze(folder, manifest)
     return problems
 
 
@@ -627,7 +691,7 @@ def served_problems(
     """
     folder = Path(folder)
     manifest = read_manifest(folder)
-    problems = check_manifest(manifest)
+    problems = check_manifest(manifest) + check_freeze(folder, manifest)
     vb = view_base(config, manifest["configs"]) if config not in manifest["configs"] else None
     if config not in manifest["configs"] and vb is None:
         from causalarena.errors import ReleaseError
@@ -753,7 +817,56 @@ def verify_metadata(folder: str | Path, *, records: bool = False) -> list[dict[s
         from causalarena.release.croissant import validate_croissant
 
         msgs += validate_croissant(folder, records=records)
+    msgs += stale_metadata(folder)
     return [
         {"path": m.split(":", 1)[0], "problem": "metadata", "expected": None, "found": m}
         for m in msgs
     ]
+
+
+def stale_metadata(folder: str | Path) -> list[str]:
+    """Metadata files that differ from what the manifest and shards render to.
+
+    ``README.md``, ``CITATION.cff``, ``.zenodo.json`` and ``croissant.json`` are pure
+    functions of the folder (:func:`causalarena.release.render.write_metadata_files`), so a
+    byte that differs from a fresh in-memory rendering is a hand edit or tampering.  Missing
+    files are left to the validators.
+
+    Returns
+    -------
+    list of str
+        ``"<file>: differs from ..."`` per edited file.
+    """
+    import json
+
+    from causalarena.release.card import render_card
+    from causalarena.release.citation import render_cff, zenodo_dict
+    from causalarena.release.metadata import collect_metadata
+
+    folder = Path(folder)
+    meta = collect_metadata(folder)
+    want = {
+        "README.md": lambda: render_card(meta),
+        "CITATION.cff": lambda: render_cff(meta),
+        ".zenodo.json": lambda: json.dumps(zenodo_dict(meta), indent=2) + "\n",
+    }
+    from causalarena.release.croissant import build_croissant
+
+    want["croissant.json"] = lambda: (
+        json.dumps(build_croissant(folder, meta), indent=2, default=str) + "\n"
+    )
+    msgs = []
+    for name, render in want.items():
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            text = render()
+        except ImportError:  # mlcroissant not installed: croissant.json is not rendered either
+            continue
+        if path.read_bytes() != text.encode():
+            msgs.append(
+                f"{name}: differs from the rendering of manifest.json and the shards (edited "
+                f"after the build?); re-render it with `causalarena release metadata {folder}`"
+            )
+    return msgs
