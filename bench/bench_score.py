@@ -167,7 +167,9 @@ def write_predictions(
     return total
 
 
-def bench_report(release: Path, pred: Path, out: Path, workers: int) -> dict[str, float]:
+def bench_report(
+    release: Path, pred: Path, out: Path, workers: int, sid: bool | str = True
+) -> dict[str, float]:
     import resource
 
     from causalarena.eval.report import write_report
@@ -178,7 +180,7 @@ def bench_report(release: Path, pred: Path, out: Path, workers: int) -> dict[str
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # reaped scoring workers
         return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
-    kw = {}
+    kw: dict = {} if sid is True else {"sid": sid}
     if "workers" in inspect.signature(score_predictions).parameters:
         kw["workers"] = workers
     t0, c0 = time.perf_counter(), cpu()
@@ -203,6 +205,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=200, help="score_graph calls per row")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-report", action="store_true")
+    ap.add_argument(
+        "--no-sid-bounds", action="store_true", help="report row: score without CPDAG SID bounds"
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-score-"))
@@ -265,8 +270,10 @@ def main() -> int:
         if not args.skip_report:
             pred = tmp / "pred"
             n = write_predictions(graphs, args.rows, pred, release)
-            r = bench_report(release, pred, tmp / "report", args.workers)
+            sid = "no-bounds" if args.no_sid_bounds else True
+            r = bench_report(release, pred, tmp / "report", args.workers, sid)
             w = r["workers"].get("workers", 1)
+            w = f"{w}, no SID bounds" if args.no_sid_bounds else w
             table.append(
                 (
                     f"causalarena report, {n:,} rows at d = {D} ({w} worker(s))",
