@@ -120,6 +120,8 @@ def _print_summary(folder: str | Path, console=None) -> dict[str, Any]:
         return _print_real(folder, console)
     if family == "temporal":
         return _print_temporal(folder, console)
+    if family != "synthetic":
+        return _print_generic(folder, console)
     s = collect(folder)
     m = s["manifest"]
     console.print(
@@ -244,6 +246,27 @@ def _print_temporal(folder: str | Path, console) -> dict[str, Any]:
         )
     console.print(t)
     return {"manifest": m, "episodes": out}
+
+
+def _print_generic(folder: str | Path, console) -> dict[str, Any]:
+    """Summary of a release of any other family (lab, semantic, formula, plug-ins): rows and
+    shards per config, from the manifest alone (no family-specific columns assumed)."""
+    from rich.table import Table
+
+    from causalarena.release.manifest import read_manifest
+
+    m = read_manifest(folder)
+    t = Table(title=f"{m['suite']} v{m['version']} ({m['scale']}): family {m.get('family')}")
+    for col in ("config", "rows", "shards"):
+        t.add_column(col)
+    out = {}
+    for config in sorted(m["configs"]):
+        files = [f for f in m.get("files", []) if f.get("config") == config]
+        rows = sum(int(f.get("rows", 0)) for f in files)
+        out[config] = rows
+        t.add_row(config, str(rows), str(len(files)))
+    console.print(t)
+    return {"manifest": m, "configs": out}
 
 
 def _span(values: list[int]) -> str:
