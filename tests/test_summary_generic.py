@@ -17,3 +17,10 @@ def test_info_of_a_lab_release_counts_rows_per_config(tmp_path, capsys):
         line = next(ln for ln in text.splitlines() if config in ln)
         assert f" {rows} " in line.replace("│", " ")
     assert "error" not in text
+
+
+def test_lab_env_is_a_top_level_attribute():
+    import causalarena as ca
+
+    env = ca.LabEnv(ca.find_episode("lab-main/main-4nodes/000"))
+    assert "resonanceFreq" not in env.describe()["controllable"]

@@ -27,6 +27,8 @@ _LAZY = {
     "iter_numpy": "causalarena.loaders.load",
     "load": "causalarena.loaders.load",
     "to_numpy": "causalarena.loaders.load",
+    "LabEnv": "causalarena.generator.lab.env",
+    "find_episode": "causalarena.generator.lab.suites",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
