@@ -166,3 +166,29 @@ def test_refreezing_swapped_content_names_the_changed_files(frozen):
     with pytest.raises(FreezeError) as exc:
         freeze(frozen, "1.0.0", reserved=False)
     assert a in str(exc.value) and b in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("suite", None),
+        ("version", 1),
+        ("scale", ["mini"]),
+        ("environment", "x"),
+        ("freeze", "x"),
+        ("publication", 5),
+    ],
+)
+def test_manifest_header_of_the_wrong_type_is_a_clear_error(mini_release, tmp_path, field, value):
+    from causalarena.cli import main
+    from causalarena.release.manifest import read_manifest
+
+    rel = tmp_path / "rel"
+    shutil.copytree(mini_release, rel, ignore=shutil.ignore_patterns(".build", "data"))
+    m = json.loads((rel / "manifest.json").read_text())
+    m[field] = value
+    (rel / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(ReleaseError) as exc:
+        read_manifest(rel)
+    assert f"manifest.json: {field} must be" in str(exc.value)
+    assert main(["release", "freeze", str(rel), "--version", "1.0.0", "--no-reserved"]) == 2

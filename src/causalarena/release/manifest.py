@@ -160,6 +160,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
             raise ReleaseError(f"{path}: required field {key!r} is missing")
     if not isinstance(data["files"], list) or not isinstance(data["configs"], dict):
         raise ReleaseError(f"{path}: 'files' must be a list and 'configs' an object")
+    for key in ("suite", "version", "scale"):
+        if not isinstance(data[key], str):
+            raise ReleaseError(f"{path}: {key} must be a string, got {_short(data[key])}")
+    for key in ("environment", "freeze", "publication", "options"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ReleaseError(f"{path}: {key} must be an object, got {_short(data[key])}")
     for k, f in enumerate(data["files"]):
         check_file_entry(path, f"files[{k}]", f)
     for name, c in data["configs"].items():
