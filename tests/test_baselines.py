@@ -141,7 +141,7 @@ def test_all_methods_registered_with_valid_infos():
     for name, info in infos.items():
         assert info.name == name
         json.dumps(info.defaults)  # JSON-serialisable
-        assert info.output_graph in {"dag", "cpdag", "pag"}
+        assert info.output_graph in {"dag", "cpdag", "essential", "pag"}
     assert infos["pc"].output_graph == "cpdag" and infos["ges"].output_graph == "cpdag"
     assert infos["gies"].supports_interventions and not infos["pc"].supports_interventions
     assert infos["pc"].defaults["alpha"] == 0.05 and infos["pc"].defaults["stable"] is True

@@ -40,7 +40,7 @@ def test_valid_prediction_is_returned_as_int8_and_float32():
             [[0, 1, 0], [0, 0, 0], [0, 0, 0]],
             None,
             "mag",
-            "graph_type mag is not one of dag, cpdag, pag",
+            "graph_type mag is not one of dag, cpdag, essential, pag",
         ),
         (
             [[0, 1, 0], [0, 0, 1], [1, 0, 0]],

@@ -43,7 +43,7 @@ FAMILIES = (
     "pretrained",
 )
 #: Allowed values of :attr:`MethodInfo.output_graph` and :attr:`MethodResult.graph_type`.
-GRAPH_TYPES = ("dag", "cpdag", "pag")
+GRAPH_TYPES = ("dag", "cpdag", "essential", "pag")
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class MethodResult:
         ``(d, d)`` ``float32`` matrix, larger means ``i -> j`` is more
         likely; diagonal is zero. ``None`` if the method has no scores.
     graph_type : str
-        ``"dag"``, ``"cpdag"`` or ``"pag"``.
+        ``"dag"``, ``"cpdag"``, ``"essential"`` (interventional essential graph) or ``"pag"``.
     notes : dict
         JSON-serialisable diagnostics, e.g. ``{"dropped_constant_columns": [3]}``
         and the hyper-parameters that were used (``"params"``).

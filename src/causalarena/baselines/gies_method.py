@@ -9,7 +9,9 @@ mask, all rows form one observational environment and GIES reduces to GES.
 
 ``gies`` already uses the package convention: ``A[i, j] != 0`` means
 ``i -> j`` and a symmetric pair is an undirected edge of the returned
-I-essential graph (a CPDAG). The test suite checks that the targets orient
+I-essential graph (``graph_type`` ``essential``: with intervention targets it may
+orient edges that the observational CPDAG leaves undirected, so it is not validated as a
+CPDAG). The test suite checks that the targets orient
 an edge that observational data alone leaves undirected.
 
 Install with ``pip install 'causalarena[baselines]'``.
@@ -46,7 +48,7 @@ _INFO = MethodInfo(
     supports_interventions=True,
     requires_interventions=False,
     outputs_edge_scores=False,
-    output_graph="cpdag",
+    output_graph="essential",  # I-essential graph (more orientations than the CPDAG)
     library="gies",
     extra="baselines",
     # paper B.4: interventional BIC-style score at the wrapper default penalty

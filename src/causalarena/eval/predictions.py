@@ -19,7 +19,7 @@ from causalarena.errors import CausalArenaError
 #: ``invalid``: the output failed validation; ``unsupported``: the method cannot run on this
 #: split (e.g. an observation-only method on an obs+int split; paper B.1 "marked missing").
 STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
-GRAPH_TYPES = ("dag", "cpdag", "pag")
+GRAPH_TYPES = ("dag", "cpdag", "essential", "pag")
 #: Kinds of the ``pretraining_disclosure`` column (paper Sec. 6, leaderboard entries disclose
 #: pretraining-evaluation overlap): ``none`` (no pretraining, e.g. every wrapped classical
 #: method; the default), ``declared prior`` (the method was pretrained on a documented SCM
@@ -98,7 +98,7 @@ def validate_prediction(
         only when ``graph_type`` is ``"cpdag"`` or ``"pag"``.
     edge_scores : array-like of shape (d, d), optional
         Finite scores, larger = more likely ``i -> j``.
-    graph_type : {"dag", "cpdag", "pag"}
+    graph_type : {"dag", "cpdag", "essential", "pag"}
 
     Returns
     -------
@@ -161,6 +161,12 @@ def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
     * ``cpdag``: the CPDAG of some DAG: its directed part is acyclic, it has a consistent DAG
       extension and the CPDAG of that extension is the matrix itself
       (:func:`causalarena.eval.metrics.cpdag_problem`);
+    * ``essential``: an interventional essential graph (I-CPDAG; Hauser & Buehlmann 2012,
+      the output of GIES): it represents the smaller class of DAGs that the intervention
+      targets leave indistinguishable, so it may orient more edges than the observational
+      CPDAG and is not checked against it.  Checked: its directed part is acyclic and it has a
+      consistent DAG extension (:func:`causalarena.eval.metrics.dag_extension`); the
+      strong-protection conditions of their Theorem 18 are not checked;
     * ``pag``: what the 0/1 column can express is checked: the directed part
       (``A[i, j] = 1, A[j, i] = 0``) has no directed cycle (an ancestral graph has none).
       Circle and arrowhead marks are not representable in the column, so the other PAG
@@ -171,7 +177,7 @@ def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
     ----------
     adjacency : ndarray of {0, 1}, shape (d, d)
         Binary, zero diagonal (checked by the caller).
-    graph_type : {"dag", "cpdag", "pag"}
+    graph_type : {"dag", "cpdag", "essential", "pag"}
 
     Returns
     -------
@@ -184,6 +190,20 @@ def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
     if graph_type == "cpdag":
         p = cpdag_problem(a.astype(np.int8))
         return None if p is None else f"graph_type cpdag but not a valid CPDAG: {p}"
+    if graph_type == "essential":
+        from causalarena.eval.metrics import _extension
+
+        directed_part = a & ~a.T
+        if _is_acyclic(directed_part) and _extension(a) is not None:
+            return None
+        if not _is_acyclic(directed_part):
+            cyc = _find_cycle(directed_part)
+            path = " -> ".join(map(str, [*cyc, cyc[0]]))
+            return f"graph_type essential but its directed edges form the cycle {path}"
+        return (
+            "graph_type essential but it has no consistent DAG extension (every orientation "
+            "of its undirected edges adds a v-structure or a cycle)"
+        )
     if graph_type == "dag":
         both = a & a.T
         if both.any():
