@@ -417,3 +417,13 @@ def test_build_never_rewrites_a_frozen_folder(copy):
         build("arena-synthetic", scale="mini", out=copy, quiet=True)
     assert victim.relative_to(copy).as_posix() in str(exc.value)
     assert (copy / "manifest.json").read_bytes() == manifest_before
+
+
+def test_verify_reveal_progress_on_stderr_off_with_quiet(frozen, key, capsys):
+    assert run_cli(["verify", str(frozen), "--reveal", str(key)]) == 0
+    loud = capsys.readouterr()
+    assert "revealing" in loud.err  # the progress bar goes to stderr ...
+    assert run_cli(["verify", str(frozen), "--reveal", str(key), "--quiet"]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""  # ... and --quiet silences it
+    assert quiet.out == loud.out == f"{frozen}: every check passed\n"  # stdout unchanged

@@ -87,6 +87,8 @@ def add_commands(subparsers: Any) -> None:
         help="with --reveal: read the reserved instances from this reserved build",
     )
     v.add_argument("--metadata", action="store_true", help="also validate card/Croissant/CFF")
+    if "--quiet" not in v._option_string_actions:
+        v.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def _report(problems: list[dict[str, Any]]) -> None:
@@ -120,13 +122,18 @@ def _run(args: argparse.Namespace) -> int:
         if getattr(args, "metadata", False):
             problems += verify_metadata(args.folder)
         if getattr(args, "rebuild", False):
-            print(f"rebuilding {args.folder} into a temporary folder …", file=sys.stderr)
-            problems += verify_rebuild(args.folder, workers=args.workers)
+            quiet = getattr(args, "quiet", False)
+            if not quiet:
+                print(f"rebuilding {args.folder} into a temporary folder …", file=sys.stderr)
+            problems += verify_rebuild(args.folder, workers=args.workers, quiet=quiet)
         if getattr(args, "reveal", None):
             from causalarena.release.reserved import verify_reveal
 
             problems += verify_reveal(
-                args.folder, args.reveal, reserved_dir=getattr(args, "reserved_dir", None)
+                args.folder,
+                args.reveal,
+                reserved_dir=getattr(args, "reserved_dir", None),
+                quiet=getattr(args, "quiet", False),
             )
         _report(problems)
         if problems:

@@ -40,7 +40,7 @@ import hashlib
 import hmac
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +228,7 @@ def commitments(
     *,
     blocks: list[int] | None = None,
     targets: list[dict[str, Any]] | None = None,
+    advance: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Regenerate the reserved instances from ``key`` and commit to each.
 
@@ -240,6 +241,8 @@ def commitments(
         Restrict to these blocks (tests).
     targets : list of dict, optional
         Exactly these reserved SCMs (from :func:`reserved_targets`); overrides ``blocks``.
+    advance : callable, optional
+        Called once per reserved SCM committed (progress display).
 
     Returns
     -------
@@ -268,6 +271,8 @@ def commitments(
                     "sha256": instance_commitment(salt, iid, spec_json, table.X, table.mask),
                 }
             )
+        if advance is not None:
+            advance()
     pools = {
         c: {
             "count": sum(1 for x in commits if x["config"] == c),
@@ -450,8 +455,11 @@ def verify_reveal(
     key_file: str | os.PathLike,
     *,
     reserved_dir: str | os.PathLike | None = None,
+    quiet: bool = True,
 ) -> list[dict[str, Any]]:
     """Check every reserved commitment of a frozen release with the secret key.
+
+    ``quiet=False`` shows a progress bar on stderr while the reserved SCMs are regenerated.
 
     Without ``reserved_dir`` the reserved instances are regenerated from the key (only the
     committed SCMs); with it, they are read from a reserved build's shards (whose files are
@@ -542,7 +550,17 @@ def verify_reveal(
                 {"block": c["block"], "position": c["position"], "scm_index": c["scm_index"]},
             )
         targets = [seen[i] for i in sorted(seen)]
-        regen = commitments(suite.name, manifest["scale"], key, targets=targets)
+        from causalarena.ui import progress
+
+        with progress(quiet) as bar:
+            task = bar.add_task(f"revealing {suite.name} reserved SCMs", total=len(targets))
+            regen = commitments(
+                suite.name,
+                manifest["scale"],
+                key,
+                targets=targets,
+                advance=lambda: bar.advance(task),
+            )
         found = {c["instance_id"]: c["sha256"] for c in regen["commitments"]}
     for iid, c in sorted(committed.items()):
         if iid not in found:

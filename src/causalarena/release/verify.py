@@ -718,7 +718,11 @@ def served_problems(
 
 
 def verify_rebuild(
-    folder: str | Path, *, workers: int = 1, tmp_dir: str | Path | None = None
+    folder: str | Path,
+    *,
+    workers: int = 1,
+    tmp_dir: str | Path | None = None,
+    quiet: bool = True,
 ) -> list[dict[str, Any]]:
     """Regenerate every shard from the recorded suite/version/scale/seed and compare checksums.
 
@@ -734,6 +738,8 @@ def verify_rebuild(
         Worker processes of the rebuild (the bytes do not depend on it).
     tmp_dir : path, optional
         Parent of the temporary folder.
+    quiet : bool, default=True
+        ``False`` shows the rebuild's progress bar on stderr.
 
     Returns
     -------
@@ -773,7 +779,7 @@ def verify_rebuild(
             scale=manifest["scale"],
             out=Path(tmp) / "rebuild",
             workers=workers,
-            quiet=True,
+            quiet=quiet,
             **rebuild_options(manifest),
         )
         rebuilt = {f["path"]: f["sha256"] for f in read_manifest(out)["files"]}
