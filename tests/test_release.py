@@ -327,6 +327,17 @@ def test_publish_dry_run_prints_plan_without_network(frozen, capsys, monkeypatch
     out = capsys.readouterr().out
     assert "tag v1.0.0" in out and "data/synthetic-obs/test-00000-of-00040.parquet" in out
     assert "create deposition" in out and "causalarena-arena-synthetic-mini-v1.0.0.tar" in out
+    last = out.strip().splitlines()[-1]  # a readable closing line, not a raw JSON object
+    assert last.startswith("dry run, nothing sent: would publish") and "{" not in last
+    assert "org/arena at tag v1.0.0" in last and "Zenodo deposition of version 1.0.0" in last
+    argv = ["publish", str(frozen), "--version", "1.0.0", "--repo-id", "org/arena", "--dry-run"]
+    assert run_cli([*argv, "--json"]) == 0
+    raw = json.loads(capsys.readouterr().out)  # --json: the whole plan as one JSON object
+    assert raw["dry_run"] is True and [t["target"] for t in raw["targets"]] == ["huggingface"]
+    assert any(
+        f["path"] == "data/synthetic-obs/test-00000-of-00040.parquet"
+        for f in raw["targets"][0]["files"]
+    )
 
 
 def test_publish_refuses_unfrozen_or_wrong_version(mini_release, frozen):

@@ -68,6 +68,9 @@ def add_commands(subparsers: Any) -> None:
     pb.add_argument("--zenodo-new-version-of", default=None, help="previous deposition id")
     pb.add_argument("--zenodo-publish", action="store_true", help="publish (irreversible)")
     pb.add_argument("--dry-run", action="store_true", help="print the plan; no network")
+    pb.add_argument(
+        "--json", action="store_true", help="print the plan/result as one JSON object instead"
+    )
 
     v = subparsers.choices.get("verify") if hasattr(subparsers, "choices") else None
     if v is None:
@@ -220,6 +223,9 @@ def _run(args: argparse.Namespace) -> int:
                 publish=args.zenodo_publish,
             )
         )
+    if getattr(args, "json", False):
+        print(json.dumps({"dry_run": args.dry_run, "targets": results}, indent=1, default=str))
+        return 0
     for res in results:
         if res["target"] == "huggingface":
             print(
@@ -239,5 +245,19 @@ def _run(args: argparse.Namespace) -> int:
                     f"`causalarena release set-doi {args.folder} {res['doi']}`"
                 )
     if args.dry_run:
-        print(json.dumps({"dry_run": True, "targets": [r["target"] for r in results]}))
+        print(_dry_run_summary(results))
     return 0
+
+
+def _dry_run_summary(results: list[dict[str, Any]]) -> str:
+    """One readable line closing a ``publish --dry-run`` plan."""
+    parts = []
+    for res in results:
+        if res["target"] == "huggingface":
+            parts.append(
+                f"{len(res['files'])} files ({res['total_bytes']:,d} bytes) to Hugging Face "
+                f"{res['repo_id']} at tag {res['tag']}"
+            )
+        else:
+            parts.append(f"a Zenodo deposition of version {res['version']}")
+    return "dry run, nothing sent: would publish " + " and ".join(parts)
