@@ -349,3 +349,15 @@ def test_method_objects_reach_isolated_workers(mini_release, tmp_path, d10):
     rows = _rows(tmp_path / "p", "chain-guess")
     assert all(np.array_equal(np.array(r["adjacency"]), np.eye(10, k=1)) for r in rows)
     assert {json.loads(r["notes"])["pid"] for r in rows} != {os.getpid()}  # ran elsewhere
+
+
+def test_methods_table_columns_align_on_the_longest_name(capsys):
+    rc, out, _ = _cli(capsys, "methods")
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].split() == ["method", "family", "interventions", "output", "state"]
+    rows = {ln.split()[0]: ln for ln in lines[1:]}
+    assert "reverse-r2-sort-regress" in rows and "pc" in rows
+    col = lines[0].index("family")  # every row's family starts under the header
+    assert col > len("reverse-r2-sort-regress")
+    assert {ln.index(ln.split()[1], len(ln.split()[0])) for ln in lines[1:]} == {col}
+    assert all(ln == ln.rstrip() for ln in lines)

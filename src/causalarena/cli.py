@@ -198,12 +198,25 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             load_plugins()  # methods registered by $CAUSALARENA_METHODS modules
             missing = missing_methods()
+            from rich.console import Console
+            from rich.table import Table
+            from rich.text import Text
+
+            table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+            for col in ("method", "family", "interventions", "output", "state"):
+                table.add_column(col, no_wrap=True)
             for name, info in sorted(all_method_infos().items()):
                 state = "available" if name not in missing else f"missing: {missing[name]}"
-                print(
-                    f"{name:18s} {info.family:14s} interventions={str(info.supports_interventions):5s} "
-                    f"output={info.output_graph:5s} {state}"
-                )
+                cells = (name, info.family, str(info.supports_interventions), info.output_graph)
+                table.add_row(*(Text(c) for c in (*cells, state)))  # Text: no markup in "[extra]"
+            console = Console(highlight=False)
+            if console.is_terminal:
+                console.print(table)
+            else:  # piped: full rows (no 80-column truncation), no trailing padding
+                wide = Console(width=10_000, highlight=False, no_color=True)
+                with wide.capture() as cap:
+                    wide.print(table)
+                print("\n".join(ln.rstrip() for ln in cap.get().splitlines()))
         elif args.cmd == "info":
             from causalarena.summary import print_summary
 
