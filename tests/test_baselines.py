@@ -521,3 +521,55 @@ def test_slow_torch_methods_run_and_restore_global_rng(name, overrides):
     assert r1.adjacency.shape == (4, 4) and r1.adjacency.dtype == np.int8
     assert not r1.adjacency[2].any() and not r1.adjacency[:, 2].any()
     assert r1.notes["dropped_constant_columns"] == [2]
+
+
+def test_cpdag_repair_of_conflicting_pc_patterns():
+    from causalarena.baselines.cpdag_repair import repair_cpdag
+    from causalarena.eval.metrics import cpdag_problem
+
+    # v-structures 0 -> 1 <- 2 and 1 -> 2 <- 3 conflict on 1 - 2 (written undirected):
+    # either orientation adds a v-structure, so no consistent extension: the skeleton
+    conflict = np.zeros((4, 4), dtype=np.int8)
+    conflict[0, 1] = conflict[3, 2] = conflict[1, 2] = conflict[2, 1] = 1
+    assert cpdag_problem(conflict) is not None
+    fixed, notes = repair_cpdag(conflict)
+    skeleton = ((conflict + conflict.T) > 0).astype(np.int8)
+    assert np.array_equal(fixed, skeleton) and cpdag_problem(fixed) is None
+    assert notes["cpdag_repair"] == "skeleton (no consistent extension)"
+    assert notes["cpdag_repair_changed"] == 2
+    # a lone directed edge 0 -> 1 with 1 - 2 has an extension; its CPDAG is all undirected
+    over = np.zeros((3, 3), dtype=np.int8)
+    over[0, 1] = over[1, 2] = over[2, 1] = 1
+    fixed, notes = repair_cpdag(over)
+    assert notes["cpdag_repair"] == "cpdag of a consistent extension"
+    assert np.array_equal(fixed, ((over + over.T) > 0).astype(np.int8))
+    # a valid CPDAG (collider 0 -> 2 <- 1, then compelled 2 -> 3) is returned unchanged
+    ok = np.zeros((4, 4), dtype=np.int8)
+    ok[0, 2] = ok[1, 2] = ok[2, 3] = 1
+    fixed, notes = repair_cpdag(ok)
+    assert np.array_equal(fixed, ok) and notes == {"cpdag_repair": "none"}
+    assert cpdag_problem(ok) is None
+
+
+def test_cpdag_repair_agrees_with_the_scorer_on_random_patterns():
+    from causalarena.baselines.cpdag_repair import consistent_extension, repair_cpdag
+    from causalarena.eval.metrics import cpdag, cpdag_problem
+
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        d = int(rng.integers(3, 8))
+        dag = np.triu(rng.random((d, d)) < 0.4, 1).astype(np.int8)
+        perm = rng.permutation(d)
+        dag = dag[np.ix_(perm, perm)]
+        c = cpdag(dag).astype(np.int8)
+        fixed, notes = repair_cpdag(c)  # a valid CPDAG is kept as is
+        assert np.array_equal(fixed, c) and notes == {"cpdag_repair": "none"}
+        und = np.argwhere(np.triu(c & c.T, 1))
+        if len(und):  # orient one undirected edge: usually no longer a CPDAG
+            i, j = und[rng.integers(len(und))]
+            bad = c.copy()
+            bad[j, i] = 0
+            fixed, notes = repair_cpdag(bad)
+            assert consistent_extension(bad) is not None
+            assert cpdag_problem(fixed) is None
+            assert (cpdag_problem(bad) is None) == (notes["cpdag_repair"] == "none")

@@ -76,6 +76,10 @@ def _pc_core(X, mask, seed, params):
         verbose=False,
     )
     A, notes = causallearn_to_adjacency(cg.G.graph)
+    from .cpdag_repair import repair_cpdag
+
+    A, repair = repair_cpdag(A)  # orientation conflicts can leave a non-CPDAG
+    notes.update(repair)
     return A, None, notes
 
 
