@@ -132,7 +132,7 @@ def test_freeze_records_everything(frozen):
     assert reg["content_sha256"] == f["content_sha256"]
     r = f["reserved"]
     # one reserved SCM per block at mini, x 2 settings x 1 replicate
-    assert r["scms"] == len(BLOCKS) and r["count"] == len(r["commitments"]) == 2 * len(BLOCKS)
+    assert r["units"] == len(BLOCKS) and r["count"] == len(r["commitments"]) == 2 * len(BLOCKS)
     from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.reserved import pool_root
 

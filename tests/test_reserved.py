@@ -141,13 +141,13 @@ def test_cli_freeze_reports_scms_and_instances(mini_release, tmp_path, key, monk
         _cli(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(key)]) == 0
     )
     # 2 SCMs x (obs, obsint) = 4 instances; the count of instances is not called SCMs
-    assert "reserved half committed: 2 SCMs, 4 instances (root " in capsys.readouterr().out
+    assert "reserved half committed: 2 units, 4 instances (root " in capsys.readouterr().out
 
 
 def test_frozen_manifest_carries_commitments_not_the_key(frozen, key):
     res = json.loads((frozen / "manifest.json").read_text())["freeze"]["reserved"]
     assert res["scheme"] == rsv.SCHEME and res["key_id"] == rsv.key_id(rsv.read_key(key))
-    assert res["scms"] == 2 and res["count"] == 4
+    assert res["units"] == 2 and res["count"] == 4
     assert set(res["pools"]) == {"synthetic-obs", "synthetic-obsint"}
     assert all(p["count"] == 2 for p in res["pools"].values())
     secret = rsv.read_key(key).hex()

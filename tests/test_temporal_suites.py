@@ -378,11 +378,9 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
     assert (
         main(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(key)]) == 0
     )
-    assert "no key-drawn reserved half, so the key was not used" in capsys.readouterr().out
-    # nothing to reveal: a clear refusal naming why, not "freeze it first" on a frozen release
-    assert main(["verify", str(out), "--reveal", str(key)]) == 2
-    err = capsys.readouterr().err
-    assert "temporal family) has no key-drawn reserved half" in err and "freeze" not in err
+    # the temporal family declares key-drawn reserved units: freeze commits, reveal checks
+    assert "reserved half committed: 2 units, 100 instances" in capsys.readouterr().out
+    assert main(["verify", str(out), "--reveal", str(key)]) == 0
     assert main(["verify", str(out), "--rebuild"]) == 0
     assert main(["verify", str(out), "--metadata"]) == 0
     capsys.readouterr()

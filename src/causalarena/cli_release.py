@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
             r = m["freeze"].get("reserved")
             if r:
                 extra = (
-                    f", reserved half committed: {r.get('scms', '?')} SCMs, {r['count']} "
+                    f", reserved half committed: {r.get('units', '?')} units, {r['count']} "
                     f"instances (root {r['root_sha256']})"
                 )
             elif args.reserved_key:

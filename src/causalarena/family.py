@@ -35,6 +35,16 @@ What a family declares, in one :class:`Family` value:
   config (otherwise the config is sharded as a whole), each such shard's manifest entry
   records its ``"d"``, and the card declares fixed-d views (``<config>-dNNN``,
   :func:`causalarena.schema.manifest_views`) over them.  The synthetic family keys by ``d``;
+- optionally the reserved (held-out) half: ``reserved_units(suite, scale, options)`` gives
+  the units whose content is drawn from the maintainers' secret key (their positions are
+  public, their content is not), ``run_reserved(unit, seed_sequence)`` draws one such unit
+  from the key-derived :class:`numpy.random.SeedSequence` whose entropy is
+  ``HMAC-SHA256(key, "causalarena/reserved/seed/<suite>/<version>/<unit.key>")`` and
+  returns its tables like ``run_unit``, and ``reserved_instances(config, table)`` yields
+  ``(instance_id, spec_json, X, mask)`` per row so the engine can commit to each instance
+  (:mod:`causalarena.release.reserved`).  The engine builds reserved units only when given
+  a key, into a separate private folder; freeze and ``verify --reveal`` commit and check
+  them for every family that declares them;
 - ``code``: package-relative paths (files or folders) whose bytes determine the output; a
   unit finished by other code is rebuilt on resume.
 
@@ -181,6 +191,9 @@ class Family:
     prepare: Callable[[str, str, Mapping[str, Any]], dict[str, Any]] | None = None
     arrays: Callable[[str, str, list[Any], Any], None] | None = None
     shard_d: Callable[[Unit], int] | None = None
+    reserved_units: Callable[[str, str, Mapping[str, Any]], Sequence[Unit]] | None = None
+    run_reserved: Callable[[Unit, Any], UnitResult] | None = None
+    reserved_instances: Callable[[str, Any], Any] | None = None
     code: tuple[str, ...] = ()
     parquet_options: Mapping[str, Any] = field(
         default_factory=lambda: {"compression": "zstd", "compression_level": 3}

@@ -169,7 +169,10 @@ def freeze(
     if not re.fullmatch(r"\d+\.\d+\.\d+", version):
         raise ReleaseError(f"version {version!r} is not of the form X.Y.Z")
     manifest = read_manifest(folder)
-    has_reserved = manifest.get("family", "synthetic") == "synthetic"
+    from causalarena.release import reserved as rsv
+
+    fam = rsv.family_or_none(manifest.get("suite"))
+    has_reserved = fam is not None and rsv.has_reserved(fam)
     if reserved and has_reserved and reserved_key is None:
         raise ReleaseError(
             "freezing commits to the reserved half, which is drawn from the maintainers' secret "
@@ -204,14 +207,12 @@ def freeze(
     }
     rec["content_sha256"] = content_sha256(rec["content"])
     if reserved and has_reserved:
-        from causalarena.release import reserved as rsv
-
         rsv.refuse_key_inside(reserved_key, folder)
-        rec["reserved"] = rsv.commitments(
-            manifest["suite"],
-            manifest["scale"],
-            rsv.read_key(reserved_key),
-            blocks=reserved_blocks,
+        units = list(fam.reserved_units(manifest["suite"], manifest["scale"], {}))
+        if reserved_blocks is not None:
+            units = [u for u in units if u.params.get("block") in set(reserved_blocks)]
+        rec["reserved"] = rsv.family_commitments(
+            fam, manifest["suite"], manifest["scale"], rsv.read_key(reserved_key), units=units
         )
     if old is not None and old.get("reserved") and rec.get("reserved"):
         o, n = old["reserved"], rec["reserved"]

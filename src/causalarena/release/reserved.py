@@ -311,99 +311,12 @@ def build_reserved(
 ) -> Path:
     """Write the reserved shards of a suite into ``out`` (a folder that is never published).
 
-    Layout: ``data/<config>/reserved-<family>-d<ddd>.parquet`` (the public row schema),
-    ``manifest.json`` with the files and the same commitments freeze publishes, and a
-    ``README.md`` saying the folder must not be published.
-
-    Raises
-    ------
-    ReleaseError
-        If ``out`` holds a public release or other files, or the key file lies inside ``out``.
+    Delegates to :func:`causalarena.release.engine.build_reserved` (any family declaring a
+    reserved half).
     """
-    import json
+    from causalarena.release.engine import build_reserved as _build
 
-    from causalarena.generator.rows import to_arrow
-    from causalarena.generator.synthetic.family import FAMILY, rows_for
-    from causalarena.generator.synthetic.suites import get_suite
-    from causalarena.release.io import (
-        atomic_write_bytes,
-        atomic_write_json,
-        atomic_write_parquet,
-        sha256_file,
-    )
-    from causalarena.release.manifest import MANIFEST, environment
-    from causalarena.ui import progress
-
-    suite = get_suite(suite_name)
-    sc = suite.get_scale(scale)
-    key = read_key(key_file)
-    outp = Path(out)
-    refuse_key_inside(key_file, outp)
-    if outp.exists() and any(outp.iterdir()):
-        m = outp / MANIFEST
-        old = json.loads(m.read_text()) if m.is_file() else None
-        if not (isinstance(old, dict) and old.get("reserved_build")):
-            raise ReleaseError(
-                f"{outp}: not empty and not a reserved build; choose a new folder outside "
-                "every public release"
-            )
-    targets = reserved_targets(suite, scale, blocks)
-    by_block: dict[int, list[dict[str, Any]]] = {}
-    for t in targets:
-        by_block.setdefault(t["block"], []).append(t)
-    files = []
-    with progress(quiet) as bar:
-        task = bar.add_task(f"building reserved {suite_name} ({scale})", total=len(by_block))
-        for b, ts in sorted(by_block.items()):
-            family, d = suite.blocks()[b]
-            per_config: dict[str, dict[str, list]] = {}
-            for _t, sec, scm in reserved_scms(suite_name, scale, key, ts):
-                for config, cols in rows_for(sec, scm, sc.replicates).items():
-                    acc = per_config.setdefault(config, {k: [] for k in cols})
-                    for k, v in cols.items():
-                        acc[k].extend(v)
-            for config, cols in per_config.items():
-                rel = f"data/{config}/reserved-{family}-d{d:03d}.parquet"
-                table = to_arrow(cols)
-                atomic_write_parquet(outp / rel, table, **FAMILY.parquet_options)
-                files.append(
-                    {
-                        "path": rel,
-                        "config": config,
-                        "rows": table.num_rows,
-                        "bytes": (outp / rel).stat().st_size,
-                        "sha256": sha256_file(outp / rel),
-                    }
-                )
-            bar.advance(task)
-    files.sort(key=lambda f: f["path"])
-    configs: dict[str, dict[str, Any]] = {}
-    for f in files:
-        c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "reserved"})
-        c["rows"] += f["rows"]
-        c["shards"] += 1
-    manifest = {
-        "suite": suite.name,
-        "version": suite.version,
-        "scale": scale,
-        "family": suite.family,
-        "reserved_build": True,
-        "reserved": commitments(suite_name, scale, key, targets=targets),
-        "environment": environment(),
-        "configs": configs,
-        "files": files,
-    }
-    atomic_write_json(outp / MANIFEST, manifest)
-    atomic_write_bytes(
-        outp / "README.md",
-        (
-            f"# RESERVED {suite.name} {suite.version} ({scale}) -- DO NOT PUBLISH\n\n"
-            "These are the held-out instances, drawn from the maintainers' secret key "
-            f"(key_id `{key_id(key)}`).  Check them against a public release with "
-            "`causalarena verify RELEASE --reveal KEYFILE --reserved-dir THIS_FOLDER`.\n"
-        ).encode(),
-    )
-    return outp
+    return _build(suite_name, key_file=key_file, out=out, scale=scale, blocks=blocks, quiet=quiet)
 
 
 # ------------------------------------------------------------------ reveal
@@ -437,16 +350,17 @@ def _revealed_from_folder(
         for p in check_files(reserved_dir, m["files"])
     ]
     bad = {p["path"] for p in probs}
+    fam = family_or_none(suite)
+    if fam is None or not has_reserved(fam):
+        raise ReleaseError(f"{reserved_dir}: {suite} declares no reserved half")
     found: dict[str, str] = {}
     for f in m["files"]:
         if f"{reserved_dir.name}/{f['path']}" in bad:
             continue
-        cols = ["instance_id", "spec", "variables", "X", "mask"]
-        for row in pq.read_table(reserved_dir / f["path"], columns=cols).to_pylist():
-            X, mask = _row_arrays(row)
-            iid = row["instance_id"]
+        table = pq.read_table(reserved_dir / f["path"])
+        for iid, spec_json, X, mask in fam.reserved_instances(f["config"], table):
             salt = instance_salt(key, suite, version, iid)
-            found[iid] = instance_commitment(salt, iid, row["spec"], X, mask)
+            found[iid] = instance_commitment(salt, iid, spec_json, X, mask)
     return found, probs
 
 
@@ -480,19 +394,18 @@ def verify_reveal(
         If the release is not frozen with a key-based commitment, or the key file is unusable
         or lies inside the release folder.
     """
-    from causalarena.generator.synthetic.suites import get_suite
     from causalarena.release.manifest import read_manifest
 
     folder = Path(folder)
     manifest = read_manifest(folder)
     res = (manifest.get("freeze") or {}).get("reserved")
+    fam = family_or_none(manifest.get("suite"))
     if not res:
-        family = manifest.get("family", "synthetic")
-        if family != "synthetic":
+        if fam is None or not has_reserved(fam):
             raise ReleaseError(
-                f"{folder}: {manifest.get('suite')} ({family} family) has no key-drawn reserved "
-                "half, so its manifest holds no reserved commitment to reveal (only "
-                "arena-synthetic commits to one)"
+                f"{folder}: {manifest.get('suite')} ({manifest.get('family')} family) declares "
+                "no key-drawn reserved half, so its manifest holds no reserved commitment to "
+                "reveal"
             )
         raise ReleaseError(
             f"{folder}: manifest has no reserved commitment (freeze it with --reserved-key first)"
@@ -542,23 +455,26 @@ def verify_reveal(
         )
         probs += fprobs
     else:
-        suite = get_suite(manifest["suite"])
-        seen: dict[int, dict[str, Any]] = {}
-        for c in committed.values():
-            seen.setdefault(
-                c["scm_index"],
-                {"block": c["block"], "position": c["position"], "scm_index": c["scm_index"]},
+        if fam is None or not has_reserved(fam):
+            raise ReleaseError(
+                f"{folder}: {manifest.get('suite')} declares no reserved units to regenerate"
             )
-        targets = [seen[i] for i in sorted(seen)]
+        wanted = {c.get("unit") for c in committed.values()}
+        units = [
+            u
+            for u in fam.reserved_units(manifest["suite"], manifest["scale"], {})
+            if u.key in wanted
+        ]
         from causalarena.ui import progress
 
         with progress(quiet) as bar:
-            task = bar.add_task(f"revealing {suite.name} reserved SCMs", total=len(targets))
-            regen = commitments(
-                suite.name,
+            task = bar.add_task(f"revealing {manifest['suite']} reserved units", total=len(units))
+            regen = family_commitments(
+                fam,
+                manifest["suite"],
                 manifest["scale"],
                 key,
-                targets=targets,
+                units=units,
                 advance=lambda: bar.advance(task),
             )
         found = {c["instance_id"]: c["sha256"] for c in regen["commitments"]}
@@ -581,3 +497,106 @@ def verify_reveal(
             {"path": iid, "problem": "reveal-extra", "expected": None, "found": found[iid]}
         )
     return probs
+
+
+# ------------------------------------------------------------------ any family
+def unit_seed_sequence(key: bytes, unit: Any) -> np.random.SeedSequence:
+    """The key-derived SeedSequence a family draws reserved ``unit`` from.
+
+    Entropy: ``HMAC-SHA256(key, "causalarena/reserved/seed/<suite>/<version>/<name>")`` with
+    ``name`` = ``unit.params["entropy_name"]`` when given (synthetic: ``scm/<index>``), else
+    ``unit.key``.
+    """
+    name = str(unit.params.get("entropy_name", unit.key))
+    return np.random.SeedSequence(unit_entropy(key, unit.suite, unit.version, name))
+
+
+def family_or_none(suite: Any) -> Any:
+    """The registered family of ``suite``, or None when no family builds it."""
+    from causalarena.family import family_of
+
+    try:
+        return family_of(str(suite))
+    except ValueError:
+        return None
+
+
+def has_reserved(fam: Any) -> bool:
+    """Whether family ``fam`` declares a key-drawn reserved half."""
+    return fam.reserved_units is not None and fam.run_reserved is not None
+
+
+def run_reserved_units(
+    fam: Any, key: bytes, units: list[Any], advance: Any = None
+) -> Iterator[tuple[Any, Any]]:
+    """Yield ``(unit, UnitResult)`` for each reserved unit, drawn from ``key``.
+
+    ``advance`` (optional) is called after each unit (progress bars)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        for u in units:
+            res = fam.run_reserved(u, unit_seed_sequence(key, u))
+            if advance is not None:
+                advance()
+            yield u, res
+
+
+def _unit_fields(unit: Any) -> dict[str, Any]:
+    return {"unit": unit.key, **{k: v for k, v in unit.params.items() if k != "entropy_name"}}
+
+
+def commit_results(
+    fam: Any, suite: str, version: str, key: bytes, results: Iterator[tuple[Any, Any]]
+) -> list[dict[str, Any]]:
+    """One salted commitment per row of every reserved table (see the module docstring)."""
+    commits = []
+    for u, res in results:
+        for config, table in res.tables.items():
+            for iid, spec_json, X, mask in fam.reserved_instances(config, table):
+                salt = instance_salt(key, suite, version, iid)
+                commits.append(
+                    {
+                        **_unit_fields(u),
+                        "instance_id": iid,
+                        "config": config,
+                        "sha256": instance_commitment(salt, iid, spec_json, X, mask),
+                    }
+                )
+    return commits
+
+
+def summarise(commits: list[dict[str, Any]], key: bytes, scope: str, n_units: int) -> dict:
+    """The ``freeze.reserved`` block: scheme, key_id, per-pool and overall roots."""
+    pools = {}
+    for c in sorted({x["config"] for x in commits}):
+        mine = [x for x in commits if x["config"] == c]
+        pools[c] = {"count": len(mine), "root_sha256": pool_root(mine)}
+    return {
+        "scheme": SCHEME,
+        "key_id": key_id(key),
+        "scope": scope,
+        "units": n_units,
+        "count": len(commits),
+        "root_sha256": pool_root(commits),
+        "pools": pools,
+        "commitments": commits,
+    }
+
+
+def family_commitments(
+    fam: Any,
+    suite: str,
+    scale: str,
+    key: bytes,
+    *,
+    units: list[Any] | None = None,
+    advance: Any = None,
+) -> dict[str, Any]:
+    """Regenerate a family's reserved units from ``key`` and commit to every instance."""
+    if units is None:
+        units = list(fam.reserved_units(suite, scale, {}))
+    version = fam.suite(suite).version
+    commits = commit_results(fam, suite, version, key, run_reserved_units(fam, key, units, advance))
+    scope = f"every reserved unit of {suite} {version} at scale {scale}"
+    return summarise(commits, key, scope, len(units))

@@ -247,3 +247,59 @@ FAMILY = Family(
     shard_d=shard_d,
     parquet_options={"compression": "zstd", "compression_level": 3, "row_group_size": 64},
 )
+
+
+# ------------------------------------------------------------------ reserved half
+def reserved_units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    """One unit per reserved SCM, in pool order; its entropy name is ``scm/<index>``.
+
+    ``full``: every reserved SCM of every block; ``mini``: the first ``public_per_block``
+    reserved SCMs of each block, matching the public subset's size.
+    """
+    s = get_suite(suite)
+    per_block = None if scale == "full" else s.get_scale(scale).public_per_block
+    out = []
+    for b in range(len(s.blocks())):
+        for k in s.reserved_positions(b)[:per_block]:
+            i = b * s.scms_per_block + k
+            params = {"block": b, "position": k, "scm_index": i, "entropy_name": f"scm/{i}"}
+            out.append(Unit(suite, s.version, None, scale, f"scm-{i:06d}", params))
+    return out
+
+
+def run_reserved(unit: Unit, ss: Any) -> UnitResult:
+    """Draw one reserved SCM with the suite seed replaced by the key-derived entropy."""
+    import dataclasses
+
+    from causalarena.generator.rows import to_arrow
+
+    s = get_suite(unit.suite)
+    sec = dataclasses.replace(s, seed=ss.entropy)
+    i = int(unit.params["scm_index"])
+    scm = audited_scm(sec, i)
+    cols = rows_for(sec, scm, s.get_scale(unit.scale).replicates)
+    return UnitResult(tables={c: to_arrow(v) for c, v in cols.items()}, audit=[])
+
+
+def reserved_instances(config: str, table: Any):
+    """``(instance_id, spec_json, X, mask)`` of each row (the commitment's input)."""
+    import numpy as np
+
+    for row in table.select(["instance_id", "spec", "variables", "X", "mask"]).to_pylist():
+        d = len(row["variables"])
+        yield (
+            row["instance_id"],
+            row["spec"],
+            np.asarray(row["X"], dtype=np.float32).reshape(-1, d),
+            np.asarray(row["mask"], dtype=bool).reshape(-1, d),
+        )
+
+
+from dataclasses import replace as dataclasses_replace  # noqa: E402
+
+FAMILY = dataclasses_replace(
+    FAMILY,
+    reserved_units=reserved_units,
+    run_reserved=run_reserved,
+    reserved_instances=reserved_instances,
+)

@@ -131,6 +131,61 @@ def text(suite: str) -> CardText:
     )
 
 
+def reserved_units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    """One unit per block of ``shard_size`` reserved indices of each member suite."""
+    seed = None if suite == ALL else S.get_temporal_suite(suite).seed
+    out = []
+    for s in members(suite):
+        idx = s.reserved_indices(scale)
+        size = s.shard_size[scale]
+        for k in range(0, len(idx), size):
+            out.append(
+                Unit(
+                    suite,
+                    _version(suite),
+                    seed,
+                    scale,
+                    f"{s.name}-reserved-{k // size:05d}",
+                    {"suite": s.name, "indices": idx[k : k + size]},
+                )
+            )
+    return out
+
+
+def run_reserved(unit: Unit, ss: Any) -> UnitResult:
+    """Draw the unit's reserved episodes from the key-derived SeedSequence ``ss``."""
+    from causalarena.generator.temporal.storage import episodes_to_arrow
+
+    s = S.get_temporal_suite(str(unit.params["suite"]))
+    eps = S.generate_suite_episodes(s, [int(i) for i in unit.params["indices"]], ss)
+    return UnitResult(
+        tables={s.config: episodes_to_arrow(eps)},
+        audit=[{"index": e.index, "attempts": e.attempt + 1} for e in eps],
+    )
+
+
+_ARRAYS = ("x_obs", "mask")
+
+
+def reserved_instances(config: str, table: Any):
+    """``(episode_id, spec_json, X, mask)`` per row: ``X`` is ``x_obs`` (T, d) float32,
+    ``mask`` its (T, d) observation mask, every other column in ``spec_json`` (sorted keys)."""
+    import json
+
+    import numpy as np
+
+    for row in table.to_pylist():
+        X = np.asarray(row["x_obs"], dtype=np.float32)
+        m = row.get("mask")
+        mask = np.asarray(m, dtype=bool) if m else np.ones(X.shape, dtype=bool)
+        if mask.shape != X.shape:
+            mask = np.ones(X.shape, dtype=bool)
+            rest = {k: v for k, v in row.items() if k != "x_obs"}
+        else:
+            rest = {k: v for k, v in row.items() if k not in _ARRAYS}
+        yield row["episode_id"], json.dumps(rest, sort_keys=True), X, mask
+
+
 FAMILY = Family(
     name="temporal",
     suites={
@@ -143,5 +198,8 @@ FAMILY = Family(
     header=header,
     text=text,
     arrays=arrays,
+    reserved_units=reserved_units,
+    run_reserved=run_reserved,
+    reserved_instances=reserved_instances,
     parquet_options=PARQUET_OPTIONS,
 )

@@ -325,9 +325,16 @@ def _released_query(q: Query, obs: list[int]) -> int:
     return obs.index(q.column)
 
 
-def generate_suite_episodes(suite: TemporalSuite, indices: Sequence[int]) -> list[SuiteEpisode]:
-    """Generate the episodes ``indices`` of a suite (diverged attempts redrawn)."""
-    ss = suite.seed_sequence()
+def generate_suite_episodes(
+    suite: TemporalSuite, indices: Sequence[int], ss: np.random.SeedSequence | None = None
+) -> list[SuiteEpisode]:
+    """Generate the episodes ``indices`` of a suite (diverged attempts redrawn).
+
+    ``ss`` replaces the suite's public base seed (the reserved half passes its key-derived
+    SeedSequence); by default :meth:`TemporalSuite.seed_sequence`.
+    """
+    if ss is None:
+        ss = suite.seed_sequence()
     if suite.family == "continuous":
         return _continuous(suite, ss, [int(i) for i in indices])
     return _discrete(suite, ss, [int(i) for i in indices])
