@@ -47,7 +47,7 @@ def dot_release(tmp_path_factory, keys):
 @pytest.fixture(scope="module")
 def dot_reserved(tmp_path_factory, keys):
     out = tmp_path_factory.mktemp("private") / "res"
-    return engine.build_reserved("dot-generic", key_file=keys[0], out=out, quiet=True)
+    return rsv.build_reserved("dot-generic", key_file=keys[0], out=out, quiet=True)
 
 
 def test_temporal_family_declares_reserved_units_disjoint_from_public():

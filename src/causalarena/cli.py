@@ -131,7 +131,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     try:
         if args.cmd == "build" and getattr(args, "reserved_key", None):
-            from causalarena.release.engine import build_reserved
+            from causalarena.release.reserved import build_reserved
 
             out = build_reserved(
                 args.suite,

@@ -301,22 +301,130 @@ def commitments(
 
 # ------------------------------------------------------------------ reserved build
 def build_reserved(
-    suite_name: str,
+    suite: str,
     *,
-    scale: str = "mini",
     key_file: str | os.PathLike,
     out: str | os.PathLike,
+    scale: str = "mini",
     blocks: list[int] | None = None,
     quiet: bool = False,
+    family: Any = None,
 ) -> Path:
-    """Write the reserved shards of a suite into ``out`` (a folder that is never published).
+    """Build the reserved (key-drawn) half of any family that declares one into ``out``.
 
-    Delegates to :func:`causalarena.release.engine.build_reserved` (any family declaring a
-    reserved half).
+    ``out`` is a private folder, never published: ``data/<config>/reserved-KKKKK-of-NNNNN
+    .parquet`` (the config's public schema), ``manifest.json`` (``reserved_build: true``, the
+    files and the same commitments ``freeze`` publishes) and a ``README.md`` saying so.  Units
+    come from :attr:`Family.reserved_units` and are drawn by :attr:`Family.run_reserved` from
+    the key-derived SeedSequence (:func:`causalarena.release.reserved.unit_seed_sequence`).
+
+    Raises
+    ------
+    ReleaseError
+        The family declares no reserved half, ``out`` holds anything but a reserved build, the
+        key file lies inside ``out`` or is unusable, or another build holds the lock.
     """
-    from causalarena.release.engine import build_reserved as _build
+    import json
 
-    return _build(suite_name, key_file=key_file, out=out, scale=scale, blocks=blocks, quiet=quiet)
+    import pyarrow as pa
+
+    from causalarena.family import family_of, shard_count
+    from causalarena.release.engine import BUILD_DIR, _parquet_options, build_lock
+    from causalarena.release.io import (
+        atomic_write_bytes,
+        atomic_write_json,
+        atomic_write_parquet,
+        sha256_file,
+    )
+    from causalarena.release.manifest import MANIFEST, environment
+    from causalarena.ui import progress
+
+    fam = family if family is not None else family_of(suite)
+    info = fam.suite(suite)
+    if not has_reserved(fam):
+        raise ReleaseError(f"{suite} ({fam.name} family) declares no reserved half")
+    if scale not in info.scales:
+        raise ValueError(f"unknown scale {scale!r} for suite {suite!r}; choose from {info.scales}")
+    key = read_key(key_file)
+    outp = Path(out)
+    refuse_key_inside(key_file, outp)
+    if outp.exists() and any(p.name != BUILD_DIR for p in outp.iterdir()):
+        m = outp / MANIFEST
+        try:
+            old = json.loads(m.read_text()) if m.is_file() else None
+        except (OSError, ValueError):
+            old = None
+        if not (isinstance(old, dict) and old.get("reserved_build")):
+            raise ReleaseError(
+                f"{outp}: not empty and not a reserved build; choose a new folder outside "
+                "every public release"
+            )
+    units = list(fam.reserved_units(suite, scale, {}))
+    if blocks is not None:
+        units = [u for u in units if u.params.get("block") in set(blocks)]
+    outp.mkdir(parents=True, exist_ok=True)
+    schemas = {c.name: c.schema for c in fam.configs(suite)}
+    with build_lock(outp):
+        results = []
+        with progress(quiet) as bar:
+            task = bar.add_task(f"building reserved {suite} ({scale})", total=len(units))
+            for u, res in run_reserved_units(fam, key, units):
+                for config, table in res.tables.items():
+                    if config not in schemas or not table.schema.equals(schemas[config]):
+                        raise ReleaseError(
+                            f"{suite} reserved unit {u.key}: config {config!r} is unknown or "
+                            "its table schema differs from the declared one"
+                        )
+                results.append((u, res))
+                bar.advance(task)
+        files = []
+        for config in sorted({c for _u, r in results for c in r.tables}):
+            parts = [r.tables[config] for _u, r in results if config in r.tables]
+            table = pa.concat_tables(parts)
+            n = shard_count(table.num_rows, len(parts))
+            step = -(-table.num_rows // n)
+            for k in range(n):
+                rel = f"data/{config}/reserved-{k:05d}-of-{n:05d}.parquet"
+                piece = table.slice(k * step, step)
+                atomic_write_parquet(outp / rel, piece, **_parquet_options(fam))
+                files.append(
+                    {
+                        "path": rel,
+                        "config": config,
+                        "rows": piece.num_rows,
+                        "bytes": (outp / rel).stat().st_size,
+                        "sha256": sha256_file(outp / rel),
+                    }
+                )
+        commits = commit_results(fam, suite, info.version, key, iter(results))
+        scope = f"every reserved unit of {suite} {info.version} at scale {scale}"
+        configs: dict[str, dict[str, Any]] = {}
+        for f in files:
+            c = configs.setdefault(f["config"], {"rows": 0, "shards": 0, "split": "reserved"})
+            c["rows"] += f["rows"]
+            c["shards"] += 1
+        manifest = {
+            "suite": suite,
+            "version": info.version,
+            "scale": scale,
+            "family": fam.name,
+            "reserved_build": True,
+            "reserved": summarise(commits, key, scope, len(units)),
+            "environment": environment(),
+            "configs": configs,
+            "files": files,
+        }
+        atomic_write_json(outp / MANIFEST, manifest)
+        atomic_write_bytes(
+            outp / "README.md",
+            (
+                f"# RESERVED {suite} {info.version} ({scale}) -- DO NOT PUBLISH\n\n"
+                "These are the held-out instances, drawn from the maintainers' secret key "
+                f"(key_id `{key_id(key)}`).  Check them against a public release with "
+                "`causalarena verify RELEASE --reveal KEYFILE --reserved-dir THIS_FOLDER`.\n"
+            ).encode(),
+        )
+    return outp
 
 
 # ------------------------------------------------------------------ reveal
