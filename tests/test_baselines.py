@@ -528,15 +528,28 @@ def test_cpdag_repair_of_conflicting_pc_patterns():
     from causalarena.eval.metrics import cpdag_problem
 
     # v-structures 0 -> 1 <- 2 and 1 -> 2 <- 3 conflict on 1 - 2 (written undirected):
-    # either orientation adds a v-structure, so no consistent extension: the skeleton
+    # either orientation adds a v-structure, so no consistent extension. Order-oriented DAG:
+    # keep 0 -> 1 and 3 -> 2, Kahn ranks 0, 1, 3, 2, so 1 -> 2; its CPDAG is 0 - 1, 1 -> 2 <- 3
     conflict = np.zeros((4, 4), dtype=np.int8)
     conflict[0, 1] = conflict[3, 2] = conflict[1, 2] = conflict[2, 1] = 1
     assert cpdag_problem(conflict) is not None
     fixed, notes = repair_cpdag(conflict)
-    skeleton = ((conflict + conflict.T) > 0).astype(np.int8)
-    assert np.array_equal(fixed, skeleton) and cpdag_problem(fixed) is None
-    assert notes["cpdag_repair"] == "skeleton (no consistent extension)"
+    expected = np.zeros((4, 4), dtype=np.int8)
+    expected[0, 1] = expected[1, 0] = expected[1, 2] = expected[3, 2] = 1
+    assert np.array_equal(fixed, expected) and cpdag_problem(fixed) is None
+    assert notes["cpdag_repair"] == "cpdag of an order-oriented DAG (no consistent extension)"
     assert notes["cpdag_repair_changed"] == 2
+    # an undirected chordless 4-cycle (PC output seen on arena-synthetic/0219) has no
+    # extension and its skeleton is no CPDAG; ranks 0, 1, 2, 3 give 0->1->2->3 and 0->3,
+    # whose CPDAG has the v-structure 0 -> 3 <- 2 and leaves 0 - 1 - 2 undirected
+    square = np.zeros((4, 4), dtype=np.int8)
+    for i, j in [(0, 1), (1, 2), (2, 3), (3, 0)]:
+        square[i, j] = square[j, i] = 1
+    assert cpdag_problem(square) is not None
+    fixed, notes = repair_cpdag(square)
+    assert cpdag_problem(fixed) is None
+    assert fixed[0, 3] == 1 and fixed[3, 0] == 0 and fixed[2, 3] == 1 and fixed[3, 2] == 0
+    assert fixed[0, 1] == fixed[1, 0] == fixed[1, 2] == fixed[2, 1] == 1
     # a lone directed edge 0 -> 1 with 1 - 2 has an extension; its CPDAG is all undirected
     over = np.zeros((3, 3), dtype=np.int8)
     over[0, 1] = over[1, 2] = over[2, 1] = 1
