@@ -5,9 +5,9 @@ orient one edge both ways (causal-learn writes it bidirected, which
 :func:`causalarena.baselines.causallearn_methods.causallearn_to_adjacency` turns undirected),
 and the result need not be the CPDAG of any DAG; such a ``cpdag`` prediction is scored
 ``invalid``.  :func:`repair_cpdag` makes it valid deterministically: the CPDAG of a consistent
-DAG extension (Dor and Tarsi 1992) when one exists, else the CPDAG of a deterministic order-oriented DAG on the same skeleton.  The
-baselines layer cannot import ``eval``, so the two graph routines are re-derived here; the
-tests check the result with :func:`causalarena.eval.metrics.cpdag_problem`.
+DAG extension (Dor and Tarsi 1992) when one exists, else the CPDAG of a deterministic
+order-oriented DAG on the same skeleton.  The graph routines come from :mod:`causalarena.cpdag`,
+the same ones the scorer's :func:`causalarena.eval.metrics.cpdag_problem` uses.
 """
 
 from __future__ import annotations
@@ -16,86 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from causalarena.cpdag import consistent_extension, cpdag_of_dag
+
 __all__ = ["cpdag_of_dag", "consistent_extension", "repair_cpdag"]
-
-
-def consistent_extension(pattern: np.ndarray) -> np.ndarray | None:
-    """A DAG extension of a partially directed graph with no new v-structure, or None.
-
-    Dor and Tarsi (1992): repeatedly remove a node ``x`` with no outgoing directed edge among
-    the remaining nodes whose every undirected neighbour is adjacent to all other neighbours of
-    ``x``, orienting its undirected edges into ``x``; the lowest such index is taken.
-
-    Parameters
-    ----------
-    pattern : ndarray of {0, 1}, shape (d, d)
-        ``A[i, j] = 1`` iff ``i -> j``; undirected edges are symmetric pairs.
-
-    Returns
-    -------
-    ndarray of bool, shape (d, d), or None
-        Keeps every directed edge; None when no extension exists (including a directed cycle).
-    """
-    a = np.asarray(pattern) != 0
-    d = a.shape[0]
-    und, dire, adj = a & a.T, a & ~a.T, a | a.T
-    out = dire.copy()
-    alive = np.ones(d, dtype=bool)
-    for _ in range(d):
-        pick = None
-        for x in np.flatnonzero(alive):
-            if (dire[x] & alive).any():
-                continue
-            nbrs = np.flatnonzero(adj[x] & alive)
-            if all(adj[y, z] for y in np.flatnonzero(und[x] & alive) for z in nbrs if z != y):
-                pick = int(x)
-                break
-        if pick is None:
-            return None
-        out[np.flatnonzero(und[pick] & alive), pick] = True
-        alive[pick] = False
-    return out
-
-
-def cpdag_of_dag(dag: np.ndarray) -> np.ndarray:
-    """CPDAG of a DAG: its v-structures, then Meek's rules R1-R3 to the fixpoint (Meek 1995).
-
-    Parameters
-    ----------
-    dag : ndarray of {0, 1}, shape (d, d)
-        Acyclic, ``A[i, j] = 1`` iff ``i -> j``.
-
-    Returns
-    -------
-    ndarray of bool, shape (d, d)
-        Compelled edges directed, the others as symmetric pairs.
-    """
-    a = np.asarray(dag) != 0
-    d = a.shape[0]
-    adj = a | a.T
-    directed = np.zeros_like(a)
-    for j in range(d):
-        pa = np.flatnonzero(a[:, j])
-        for i in pa:
-            for k in pa:
-                if i != k and not adj[i, k]:
-                    directed[i, j] = True
-    undirected = adj & ~directed & ~directed.T
-    changed = True
-    while changed:
-        changed = False
-        for i, j in np.argwhere(undirected & a):  # only a DAG's own direction can be compelled
-            if not undirected[i, j]:
-                continue
-            r1 = any(directed[k, i] and not adj[k, j] for k in range(d) if k != j)
-            r2 = any(directed[i, k] and directed[k, j] for k in range(d))
-            cand = [k for k in range(d) if undirected[i, k] and directed[k, j]]
-            r3 = any(not adj[k, m] for k in cand for m in cand if k < m)
-            if r1 or r2 or r3:
-                directed[i, j] = True
-                undirected[i, j] = undirected[j, i] = False
-                changed = True
-    return directed | undirected
 
 
 def order_oriented_dag(pattern: np.ndarray) -> np.ndarray:

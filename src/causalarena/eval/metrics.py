@@ -32,6 +32,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from causalarena.cpdag import consistent_extension as _extension
+from causalarena.cpdag import cpdag_of_dag as _cpdag_of
+
 __all__ = [
     "ARROW",
     "CIRCLE",
@@ -164,11 +167,6 @@ def _is_acyclic(adj: NDArray[Any]) -> bool:
             return not alive.any()
         alive &= ~src
         indeg = indeg - a[src].sum(axis=0)
-
-
-def _bmm(x: NDArray[np.bool_], y: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """Boolean matrix product ``(x @ y) > 0`` through float32 BLAS."""
-    return (x.astype(np.float32) @ y.astype(np.float32)) > 0.5
 
 
 # ----------------------------------------------------------------------------------------------
@@ -568,40 +566,6 @@ def cpdag(dag: ArrayLike) -> NDArray[np.int8]:
     return _cpdag_of(a).astype(np.int8)
 
 
-def _cpdag_of(a: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """CPDAG (bool, CPDAG convention) of a validated acyclic boolean adjacency.
-
-    Vectorised: the v-structure edges are ``a & (N @ a)`` with ``N`` the non-adjacency
-    matrix, and each round applies R1 and R2 to every undirected pair at once through boolean
-    matrix products; R3 is checked only on pairs with at least two candidate ``k``.  Applying
-    sound rules simultaneously reaches the same fixpoint as one at a time (every step keeps
-    the partially directed graph sound, and the fixpoint is complete; Meek 1995).
-    """
-    adj = a | a.T
-    non = ~adj
-    np.fill_diagonal(non, False)
-    directed = a & _bmm(non, a)  # i -> k <- j with i, j non-adjacent
-    undirected = adj & ~directed & ~directed.T
-    while undirected.any():
-        # R1: k -> i, i - j, k and j non-adjacent  =>  i -> j
-        # R2: i -> k -> j, i - j  =>  i -> j
-        new = undirected & (_bmm(directed.T, non) | _bmm(directed, directed))
-        # R3: i - k -> j, i - l -> j, k and l non-adjacent, i - j  =>  i -> j
-        count = undirected.astype(np.float32) @ directed.astype(np.float32)
-        for i, j in np.argwhere(undirected & ~new & (count > 1.5)):
-            cand = np.flatnonzero(undirected[i] & directed[:, j])
-            if non[np.ix_(cand, cand)].any():
-                new[i, j] = True
-        if not new.any():
-            break
-        if (new & ~a).any():  # the rules are sound: this cannot happen
-            i, j = _first_index(new & ~a)
-            raise RuntimeError(f"Meek rules oriented {i} -> {j} against the DAG")
-        directed |= new
-        undirected &= ~(new | new.T)
-    return directed | undirected
-
-
 def dag_extension(pattern: ArrayLike) -> NDArray[np.int8] | None:
     """A consistent DAG extension of a partially directed graph, or None if it has none.
 
@@ -629,31 +593,6 @@ def dag_extension(pattern: ArrayLike) -> NDArray[np.int8] | None:
     a = _check_binary(pattern, "pattern").astype(bool)
     ext = _extension(a)
     return None if ext is None else ext.astype(np.int8)
-
-
-def _extension(a: NDArray[np.bool_]) -> NDArray[np.bool_] | None:
-    d = a.shape[0]
-    und = a & a.T
-    dire = a & ~a.T
-    adj = a | a.T
-    out = dire.copy()
-    alive = np.ones(d, dtype=bool)
-    for _ in range(d):
-        sub_adj = adj & alive[None, :] & alive[:, None]
-        sub_und = und & sub_adj
-        sink = alive & ~(dire & alive[None, :]).any(axis=1)
-        # bad[x, y]: y - x undirected and some other neighbour z of x is not adjacent to y
-        miss = ~sub_adj
-        np.fill_diagonal(miss, False)
-        bad = sub_und & _bmm(sub_adj, miss.T)
-        ok = sink & ~bad.any(axis=1)
-        if not ok.any():
-            return None
-        x = int(np.flatnonzero(ok)[0])
-        nb = np.flatnonzero(sub_und[x])
-        out[nb, x] = True
-        alive[x] = False
-    return out
 
 
 def cpdag_problem(pattern: ArrayLike) -> str | None:
