@@ -710,6 +710,23 @@ def _ratio(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
 
+#: The headline metrics of :func:`score_graph`, in report order (the scores frame's metric
+#: columns, :data:`causalarena.eval.score.METRICS`).
+SCORE_METRICS = (
+    "precision",
+    "recall",
+    "f1",
+    "shd",
+    "nshd",
+    "sid",
+    "sid_lower",
+    "sid_upper",
+    "auroc",
+    "ap",
+    "shd_pattern",
+)
+
+
 def score_graph(
     true_adjacency: ArrayLike,
     pred_adjacency: MixedGraph | ArrayLike | None = None,
@@ -885,17 +902,7 @@ def score_graph(
 
     result: dict[str, Any] = dict.fromkeys(
         (
-            "precision",
-            "recall",
-            "f1",
-            "shd",
-            "nshd",
-            "sid",
-            "sid_lower",
-            "sid_upper",
-            "auroc",
-            "ap",
-            "shd_pattern",
+            *SCORE_METRICS,
             "n_undirected",
             "n_bidirected",
             "tp",

@@ -52,7 +52,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from causalarena.errors import CausalArenaError
-from causalarena.eval.metrics import _cpdag_of, score_graph
+from causalarena.eval.metrics import SCORE_METRICS, _cpdag_of, score_graph
 from causalarena.eval.predictions import (
     STATUSES,
     PredictionError,
@@ -75,19 +75,7 @@ __all__ = [
     "score_rows",
 ]
 
-METRICS = (
-    "precision",
-    "recall",
-    "f1",
-    "shd",
-    "nshd",
-    "sid",
-    "sid_lower",
-    "sid_upper",
-    "auroc",
-    "ap",
-    "shd_pattern",
-)
+METRICS = SCORE_METRICS
 #: Statuses of the scores frame: the predictions' statuses plus ``missing`` (no row submitted).
 SCORE_STATUSES = (*STATUSES, "missing")
 #: Statuses scored with the fallback (the empty graph) in the main ranking.
