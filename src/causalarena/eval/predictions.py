@@ -191,15 +191,15 @@ def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
         p = cpdag_problem(a.astype(np.int8))
         return None if p is None else f"graph_type cpdag but not a valid CPDAG: {p}"
     if graph_type == "essential":
-        from causalarena.eval.metrics import _extension
+        from causalarena.cpdag import consistent_extension
 
         directed_part = a & ~a.T
-        if _is_acyclic(directed_part) and _extension(a) is not None:
-            return None
         if not _is_acyclic(directed_part):
             cyc = _find_cycle(directed_part)
             path = " -> ".join(map(str, [*cyc, cyc[0]]))
             return f"graph_type essential but its directed edges form the cycle {path}"
+        if consistent_extension(a) is not None:
+            return None
         return (
             "graph_type essential but it has no consistent DAG extension (every orientation "
             "of its undirected edges adds a v-structure or a cycle)"
