@@ -58,6 +58,7 @@ RULES: dict[str, str] = {
     "boundary_mass": "<= 10% exact mass at a range boundary unless a declared boundary op",
     "near_copy": "continuous pairs with |corr| >= 0.90 are justified in the file",
     "dominant_category": "no binary/ordinal/categorical level above 90% unless justified",
+    "scale_noise": "a binary/ordinal/categorical node's noise keeps its measurement scale",
     "formula_missing": "a formula scenario has at least one formula node",
     "formula_noise": "formula nodes carry no noise (readouts do)",
     "formula_scale": "formula nodes are continuous (never rounded)",
@@ -334,6 +335,7 @@ def _static(sc: sch.Scenario, rep: Report, add) -> bool:
         omitted = [p for p in v.parents if p not in refs]
         if omitted:
             add(v.name, "omitted_parent", f"parents {omitted} are not used by the mechanism")
+    _check_scale_noise(sc, add)
     _check_formula_static(sc, add)
     _check_units_parse(sc, add)
     # size, families, sigmoid share
@@ -378,6 +380,48 @@ def _check_resampler(var: sch.Variable, r: sch.Resampler, add) -> None:
             add(var.name, "resampler_range", f"resampler value {x} is outside range [{lo}, {hi}]")
         if var.scale != "continuous" and float(x) != int(x):
             add(var.name, "resampler_range", f"{var.scale} value {x} is not an integer code")
+
+
+#: Noise families that keep a discrete measurement scale: the value the mechanism writes is a
+#: probability and the channel draws a code from it (Bernoulli: 0/1; binomial: 0..trials).
+#: Every other family (additive, multiplicative, continuous or unbounded-count draws) moves a
+#: code by a numeric amount before rounding, which treats a binary flag or an ordinal level as
+#: an interval quantity and a categorical label as a number.
+_SCALE_NOISES = {"binary": ("bernoulli",), "ordinal": ("bernoulli", "binomial"), "categorical": ()}
+
+
+def _check_scale_noise(sc: sch.Scenario, add) -> None:
+    """``scale_noise``: noise on a binary/ordinal/categorical child keeps its scale.
+
+    Allowed: ``none`` everywhere; ``bernoulli`` on binary nodes, on ordinal nodes and on
+    two-level categorical nodes (codes 0/1); ``binomial`` on binary nodes with ``trials: 1``
+    and on ordinal nodes with ``trials`` <= K - 1 (codes 0..trials, in order).  Any other
+    noise family on such a node is blocking (paper A.3 stage 4: node-level noise must respect
+    the variable's measurement scale and range policy).
+    """
+    for v in sc.variables:
+        fam = v.noise.family
+        if v.mechanism is None or fam == "none" or v.scale not in _SCALE_NOISES:
+            continue
+        k = len(v.levels) if v.levels else 2
+        allowed = list(_SCALE_NOISES[v.scale]) + (["bernoulli"] if k == 2 else [])
+        if v.scale == "binary":
+            allowed.append("binomial")  # with trials: 1, checked below
+        if fam not in allowed:
+            ok = ", ".join(dict.fromkeys(["none", *allowed]))
+            add(
+                v.name,
+                "scale_noise",
+                f"{fam} noise on a {v.scale} node breaks its measurement scale (it moves a "
+                f"code by a numeric amount before rounding); allowed noise: {ok}",
+            )
+        elif fam == "binomial" and float(v.noise.params.get("trials", 0)) > k - 1:
+            add(
+                v.name,
+                "scale_noise",
+                f"binomial noise with trials={v.noise.params.get('trials')} draws codes above "
+                f"the top {v.scale} code {k - 1}; use trials <= {k - 1}",
+            )
 
 
 def _check_formula_static(sc: sch.Scenario, add) -> None:
