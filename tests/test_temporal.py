@@ -570,3 +570,61 @@ def test_stationarity_diagnostics_present():
     rho = np.array([e.diagnostics["spectral_radius"] for e in ps.episodes])
     assert np.all(rho <= 0.9 + 1e-9)
     assert 0.3 < np.nanmedian(vr) < 3.0
+
+
+# ------------------------------------------------------------- review fixes (issue 14 §4)
+def test_divergence_flags_inf_even_with_infinite_threshold():
+    """x_t = 1e200 * x_{t-1}^... overflows to inf; threshold=inf must still flag it (failed before:
+    ``|inf| <= inf`` passed)."""
+    s = linear_scm(1, W_lag=[[[1e200]]], sigma=1.0)
+    b = simulate(s, 20, seed=0, burn_in=0, threshold=np.inf)
+    assert b.diverged[0]
+    assert 0 <= b.diverged_step[0] < 20
+
+
+def test_euler_maruyama_step_too_large_is_refused():
+    """ct_rate * dt > 1 overshoots the relaxation (the path oscillates): a SpecError naming
+    ct_rate, never a silently wrong path; ct_rate * dt = 1 exactly is allowed."""
+    fast = linear_scm(1, W_lag=[[[0.3]]], ct_rate=60.0)
+    with pytest.raises(SpecError) as ei:
+        simulate_continuous(fast, 2.0, seed=0, dt=0.02, burn_in=0.0)
+    assert "ct_rate" in str(ei.value) and "0.0166667" in str(ei.value)
+    ok = linear_scm(1, W_lag=[[[0.3]]], ct_rate=50.0)
+    b = simulate_continuous(ok, 2.0, seed=0, dt=0.02, burn_in=0.0)
+    assert np.all(np.isfinite(b.factual))
+
+
+def test_observed_window_onset_reads_intervened_values():
+    """On an irregular schedule the first observation after the window start can read the
+    grid point before it; the onset is the first row that reads an intervened point."""
+    from causalarena.generator.temporal.observe import grid_index, observed_window
+
+    dt = 0.1
+    affected = np.zeros(100, dtype=bool)
+    affected[30:60] = True  # grid times 3.0 .. 5.9
+    times = np.array([0.0, 1.05, 2.95, 3.02, 3.35, 5.95, 6.01, 7.2])
+    # 2.95 reads grid 29 (pre), 3.02 reads 30 (first intervened), 5.95 reads 59, 6.01 reads 60
+    assert list(grid_index(times, dt, 100)) == [0, 10, 29, 30, 33, 59, 60, 72]
+    assert observed_window(times, dt, affected) == (3, 6)
+    # first observation inside [3.0, 3.05) in time but before the grid point 3.1 of a later start
+    affected2 = np.zeros(100, dtype=bool)
+    affected2[31:60] = True
+    assert observed_window(times, dt, affected2) == (4, 6)  # 3.02 reads grid 30: not intervened
+    assert observed_window(times[:2], dt, affected) is None
+
+
+def test_lagged_scores_count_edges_beyond_true_max_lag():
+    """A predicted edge at lag 2 when the truth has max lag 1 is a false positive (was dropped)."""
+    from causalarena.eval.temporal import _lag_scores
+
+    true = np.zeros((1, 2, 2), dtype=np.int8)
+    true[0, 0, 1] = 1
+    pred = np.zeros((2, 2, 2), dtype=np.int8)
+    pred[0, 0, 1] = 1
+    pred[1, 1, 0] = 1  # lag 2: not in the truth
+    s = _lag_scores(true, pred)
+    assert s["precision"] == 0.5 and s["recall"] == 1.0 and s["shd"] == 1
+    assert s["f1"] == pytest.approx(2 / 3)
+    # a true edge at lag 2 that a tau_max = 1 prediction cannot see is a false negative
+    s2 = _lag_scores(pred, true)
+    assert s2["recall"] == 0.5 and s2["precision"] == 1.0 and s2["shd"] == 1

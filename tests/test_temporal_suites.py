@@ -101,7 +101,8 @@ def test_determinism_workers_and_repeat(tmp_path, suite):
     fa, fb = _files(a), _files(b)
     assert fa == fb
     m = json.loads((a / "manifest.json").read_text())
-    assert m["version"] == "1.0.0" and m["configs"][suite]["shards"] % 8 == 0
+    assert m["version"] == S.TEMPORAL_SUITES[suite].version
+    assert m["configs"][suite]["shards"] % 8 == 0
     # resume: a rerun reuses the shards (same bytes), a corrupted shard is rebuilt
     shard = next(a / f["path"] for f in m["files"] if "config" in f)
     shard.write_bytes(b"corrupt")
@@ -401,3 +402,23 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
     )
     chunk.write_bytes(chunk.read_bytes()[:-1] + bytes([chunk.read_bytes()[-1] ^ 1]))
     assert main(["verify", str(out)]) == 1
+
+
+@pytest.mark.parametrize("name", ["dot-continuous", "dot-continuous-irregular"])
+def test_continuous_onset_row_is_first_intervened_row(name):
+    """Counterfactual pairs share the noise, so every row before the declared onset is equal in
+    both arms, and a hard/time-varying intervention already shows at the onset row in the
+    target's column (issue 14 §4: on irregular grids the onset row used to read the grid point
+    before the window)."""
+    suite = S.get_temporal_suite(name)
+    eps = S.generate_suite_episodes(suite, range(40))
+    checked = 0
+    for ep in eps:
+        j0 = ep.onset
+        np.testing.assert_array_equal(ep.x_int[:j0], ep.x_fact[:j0])
+        if ep.intervention.type != "soft" and ep.intervention.target in ep.variables:
+            c = ep.variables.index(ep.intervention.target)
+            assert ep.x_int[j0, c] != ep.x_fact[j0, c], (ep.index, j0)
+            checked += 1
+        assert j0 < ep.window_end <= len(ep.times)
+    assert checked >= 10

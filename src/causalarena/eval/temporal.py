@@ -383,10 +383,20 @@ def run_baselines(rows: list[dict[str, Any]], names: list[str] | None = None) ->
 
 
 def _lag_scores(true: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
-    K = true.shape[0]
-    P = np.zeros_like(true)
-    k = min(K, pred.shape[0])
-    P[:k] = pred[:k]
+    """Directed lagged-edge P/R/F1/SHD of ``pred`` (K_p, N, N) against ``true`` (K, N, N).
+
+    Both stacks are zero-padded to ``max(K, K_p)`` lags, so a predicted edge at a lag beyond the
+    true maximum lag is a false positive (and a true edge beyond the predicted ``tau_max`` a
+    false negative).
+    """
+    true = np.asarray(true)
+    pred = np.asarray(pred)
+    K = max(true.shape[0], pred.shape[0])
+    T = np.zeros((K, *true.shape[1:]), dtype=np.int8)
+    T[: true.shape[0]] = true != 0
+    P = np.zeros_like(T)
+    P[: pred.shape[0]] = pred != 0
+    true = T
     tp = int(np.sum((true == 1) & (P == 1)))
     fp = int(np.sum((true == 0) & (P == 1)))
     fn = int(np.sum((true == 1) & (P == 0)))

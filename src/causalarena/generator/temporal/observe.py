@@ -74,8 +74,38 @@ def observe(path: np.ndarray, dt: float, times: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (M, N), float64
     """
-    idx = np.clip(np.floor(np.asarray(times) / dt + 1e-9).astype(np.intp), 0, path.shape[0] - 1)
-    return path[idx]
+    return path[grid_index(times, dt, path.shape[0])]
+
+
+def grid_index(times: np.ndarray, dt: float, n_grid: int) -> np.ndarray:
+    """Fine-grid index each observation time reads (the last grid point at or before it).
+
+    Returns
+    -------
+    ndarray of shape (M,), intp
+        ``clip(floor(t / dt), 0, n_grid - 1)`` (with a 1e-9 guard against float round-off).
+    """
+    return np.clip(np.floor(np.asarray(times) / dt + 1e-9).astype(np.intp), 0, n_grid - 1)
+
+
+def observed_window(times: np.ndarray, dt: float, affected: np.ndarray) -> tuple[int, int] | None:
+    """Rows ``[j0, j1)`` of an observation schedule whose values are intervened.
+
+    ``affected`` (n_grid,) bool marks the fine-grid points whose values the intervention set or
+    changed.  An observation reads the last grid point at or before its time (:func:`observe`),
+    so on an irregular schedule the first observation after the window start can still read a
+    pre-intervention point; the onset is the first row that reads an affected point.
+
+    Returns
+    -------
+    (j0, j1) or None
+        ``j0`` the first row reading an affected point, ``j1`` one past the last; ``None``
+        when no observation reads one.
+    """
+    rows = np.flatnonzero(np.asarray(affected, dtype=bool)[grid_index(times, dt, len(affected))])
+    if rows.size == 0:
+        return None
+    return int(rows[0]), int(rows[-1]) + 1
 
 
 def mcar_mask(rng: np.random.Generator, shape: tuple[int, ...], rate: float) -> np.ndarray:

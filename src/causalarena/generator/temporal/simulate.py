@@ -32,7 +32,8 @@ interventional arm's noise (and Markov regime path) from an independent stream: 
 relates the observational and the interventional distribution, not one unit's counterfactual.
 
 Divergence is checked at every step (burn-in included) of both arms: an episode is flagged as
-diverged at the first step with a non-finite value or ``|x| > threshold``.  Diverged episodes
+diverged at the first step with a non-finite value (``±inf`` or NaN, whatever ``threshold``,
+even ``inf``) or ``|x| > threshold``.  Diverged episodes
 are reported (``diverged``, ``diverged_step``), never zeroed; :func:`causalarena.generator.temporal.
 generate.generate_pairs` rejects and redraws them.
 """
@@ -271,7 +272,7 @@ def _run_discrete(P: _Packed, arm: _Arm, threshold: float) -> tuple[np.ndarray, 
                 if j in hard_sel:
                     out = np.where(on & hard_sel[j], hv, out)
                 xt[j] = out
-            bad = ~(np.abs(xt) <= threshold).all(axis=0)
+            bad = ~(np.isfinite(xt) & (np.abs(xt) <= threshold)).all(axis=0)
             if bad.any():
                 div[bad & (div < 0)] = t
     return X, div
@@ -329,7 +330,7 @@ def _run_continuous(
             if hard is not None:
                 new = np.where(hard & arm.hard_on[n + 1], arm.hard_val[n + 1], new)
             X[n + 1] = new
-            bad = ~(np.abs(new) <= threshold).all(axis=0)
+            bad = ~(np.isfinite(new) & (np.abs(new) <= threshold)).all(axis=0)
             if bad.any():
                 div[bad & (div < 0)] = n + 1
     return X, div
@@ -923,7 +924,9 @@ def simulate_continuous(
     horizon : float
         Retained duration (time units).
     dt : float, default=0.01
-        Fine-grid step.
+        Fine-grid step; every SCM needs ``ct_rate * dt <= 1`` (a larger step overshoots the
+        mean-reverting drift, so the explicit Euler–Maruyama path oscillates with a growing
+        sign-alternating error).
     burn_in : float, default=5.0
         Discarded duration (time units); should exceed ``max_lag * lag_time``.
     noise : sequence of ndarray of shape (n_burn + n_ret, N_e), optional
@@ -936,9 +939,23 @@ def simulate_continuous(
     -------
     TemporalBatch
         ``times`` is the fine grid; arrays ``(E, n_ret, N_max)``.
+
+    Raises
+    ------
+    SpecError
+        ``dt``/``horizon``/``burn_in`` out of range, or ``ct_rate * dt > 1`` for an SCM.
     """
     if not (dt > 0 and horizon > dt and burn_in >= 0):
         raise SpecError(None, "dt", dt, "need dt > 0, horizon > dt and burn_in >= 0")
+    for e, s in enumerate(_as_list_scms(scms)):
+        if s.ct_rate * dt > 1.0:
+            raise SpecError(
+                f"scms[{e}]",
+                "ct_rate",
+                s.ct_rate,
+                f"ct_rate * dt = {s.ct_rate * dt:g} > 1: the Euler–Maruyama step overshoots the "
+                f"relaxation and yields oscillating paths; use dt <= {1.0 / s.ct_rate:g}",
+            )
     n_ret = int(round(horizon / dt))
     n_burn = int(round(burn_in / dt))
     return _simulate(

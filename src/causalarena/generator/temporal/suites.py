@@ -59,7 +59,12 @@ from causalarena.generator.temporal.draw import (
     select_query,
 )
 from causalarena.generator.temporal.generate import S_DRAW, S_IV
-from causalarena.generator.temporal.observe import mcar_mask, observation_times, observe
+from causalarena.generator.temporal.observe import (
+    observed_window,
+    mcar_mask,
+    observation_times,
+    observe,
+)
 from causalarena.generator.temporal.simulate import (
     S_MISSING,
     S_QUERY,
@@ -510,9 +515,17 @@ def _continuous(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
             F = observe(b.factual[e, :, :n], dt, times)[:, obs]
             X = observe(b.interventional[e, :, :n], dt, times)[:, obs]
             M = len(times)
-            w0, w1 = iv.window_times(H)
-            j0 = min(int(np.searchsorted(times, w0 - 1e-9)), M - 1)
-            j1 = int(np.searchsorted(times, w1 - 1e-9))
+            # onset = first row whose values are intervened: a hard/time-varying clamp sets the
+            # grid points inside the window, a soft shift of the drift reaches the state one
+            # fine step later (simulate._run_continuous)
+            on = b.int_mask[e]
+            affected = np.concatenate([[False], on[:-1]]) if iv.type == "soft" else on
+            win = observed_window(times, dt, affected)
+            if win is None:  # the schedule never reads an intervened point: redraw
+                attempt[i] += 1
+                nxt.append(i)
+                continue
+            j0, j1 = win
             q0 = select_query(
                 episode_stream(ss, (i, a), S_QUERY), s, iv, M, offsets=CONTINUOUS_OFFSETS
             )
