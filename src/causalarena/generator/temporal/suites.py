@@ -60,10 +60,10 @@ from causalarena.generator.temporal.draw import (
 )
 from causalarena.generator.temporal.generate import S_DRAW, S_IV
 from causalarena.generator.temporal.observe import (
-    observed_window,
     mcar_mask,
     observation_times,
     observe,
+    observed_window,
 )
 from causalarena.generator.temporal.simulate import (
     S_MISSING,
