@@ -227,6 +227,54 @@ class ValueRule(_Strict):
         return out
 
 
+#: Intervention modes of a targeted cell (appendix A.2, protocol-sensitivity suites).
+InterventionMode = Literal["resample", "setpoint", "parameter_shift"]
+
+
+class SetpointRule(_Strict):
+    """Fixed-setpoint do-values (appendix A.2, "Fixed setpoint").
+
+    A cell in mode ``"setpoint"`` is set to one of the ``percentiles`` (chosen uniformly per
+    cell) of the target's values in the observational rows of the same sample, plus a jitter
+    drawn uniformly from ``[-jitter_iqr * IQR, +jitter_iqr * IQR]`` (IQR of the same baseline
+    values).  Discrete kinds take the nearest observed level at that percentile, no jitter.
+    Paper default: 20th/50th/80th percentiles, jitter 1% of the IQR.
+    """
+
+    percentiles: list[float] = Field(default_factory=lambda: [20.0, 50.0, 80.0], min_length=1)
+    jitter_iqr: float = Field(default=0.01, ge=0.0, le=10.0)
+
+
+class ParameterShift(_Strict):
+    """A change of one target's mechanism (appendix A.2, "Parameter shift").
+
+    In a cell in mode ``"parameter_shift"`` the target is *not* set to a value: its structural
+    assignment is evaluated with a changed mechanism on the row's own parents and the row's
+    own noise draw, and every descendant is recomputed.
+
+    ``kind="parent_scale"``: parents enter the mechanism multiplied by ``factor``,
+    ``f(factor * pa)`` (for a linear mechanism every parent effect is scaled by ``factor``).
+    ``kind="strength_scale"``: the standardised mechanism output is multiplied by ``factor``
+    (the node's ``strength`` times ``factor``).
+    ``kind="bias_shift"``: ``shift_iqr`` times the IQR of the target's observational values
+    in the same sample is added to the mechanism output before the noise is applied (a
+    bias/threshold shift in units of the baseline IQR).
+    """
+
+    kind: Literal["parent_scale", "strength_scale", "bias_shift"]
+    factor: float | None = None
+    shift_iqr: float | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unused(self, handler: Any) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            for k in ("factor", "shift_iqr"):
+                if out.get(k) is None:
+                    out.pop(k, None)
+        return out
+
+
 class InterventionSpec(_Strict):
     """The intervention definition of an SCM (paper A.1, "Interventions").
 
@@ -250,6 +298,26 @@ class InterventionSpec(_Strict):
         of a seeded permutation).
     targets_per_row : int, default=1
     value_rule : ValueRule
+    targets_per_row_max : int or None, default=None
+        Random target counts per row (appendix A.2, "Multi-target per sample"): each
+        interventional row draws its count uniformly from ``[targets_per_row,
+        targets_per_row_max]`` and that many distinct targets uniformly from the pool.
+    modes : list of {"resample", "setpoint", "parameter_shift"}, default ["resample"]
+        How a targeted cell is intervened on.  ``"resample"``: hard do-intervention with a
+        value from ``value_rule``; ``"setpoint"``: hard do-intervention with a value from
+        ``setpoint``; ``"parameter_shift"``: the target's mechanism is changed as given in
+        ``parameter_shifts`` (its value is computed, not set).  With several modes the
+        targeted cells are split among them in equal shares (remainder to the first modes of
+        a seeded permutation), e.g. the dense mixed protocol of appendix A.2.
+    setpoint : SetpointRule
+    parameter_shifts : dict of str to ParameterShift
+        One mechanism change per target; required for every target (all structural) when
+        ``"parameter_shift"`` is a mode.
+
+    Mask semantics: ``mask[r, j]`` is True iff cell ``(r, j)`` was intervened on, in any mode:
+    its value was set (``resample``, ``setpoint``) or its mechanism was changed
+    (``parameter_shift``).  The four new fields are omitted from the JSON when they hold their
+    defaults, so specs without them serialise exactly as before.
     """
 
     targets: list[str] = Field(min_length=1)
@@ -257,6 +325,24 @@ class InterventionSpec(_Strict):
     assignment: Literal["balanced"] = "balanced"
     targets_per_row: int = Field(default=1, ge=1)
     value_rule: ValueRule = Field(default_factory=ValueRule)
+    targets_per_row_max: int | None = Field(default=None, ge=1)
+    modes: list[InterventionMode] = Field(default_factory=lambda: ["resample"], min_length=1)
+    setpoint: SetpointRule = Field(default_factory=SetpointRule)
+    parameter_shifts: dict[str, ParameterShift] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _drop_defaults(self, handler: Any) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            if out.get("targets_per_row_max") is None:
+                out.pop("targets_per_row_max", None)
+            if out.get("modes") == ["resample"]:
+                out.pop("modes", None)
+            if out.get("setpoint") == SetpointRule().model_dump():
+                out.pop("setpoint", None)
+            if not out.get("parameter_shifts"):
+                out.pop("parameter_shifts", None)
+        return out
 
 
 class SCMSpec(_Strict):
@@ -520,6 +606,7 @@ def _validate_semantics(spec: SCMSpec) -> None:
             )
         if iv.protocol == "shift":
             _validate_shift(spec)
+        _validate_modes(spec)
         if iv.value_rule.kind == "fixed":
             missing = [t for t in iv.targets if t not in iv.value_rule.values]
             if missing:
@@ -574,6 +661,78 @@ def _validate_shift(spec: SCMSpec) -> None:
             raise SpecError(
                 None, "stressors", st.kind, "stressor does not apply to shift interventions"
             )
+
+
+def _validate_modes(spec: SCMSpec) -> None:
+    """Random target counts, intervention modes, setpoints and parameter shifts (A.2)."""
+    iv = spec.intervention
+    roles = {v.name: v.role for v in spec.variables}
+    if iv.targets_per_row_max is not None:
+        if iv.targets_per_row_max < iv.targets_per_row:
+            raise SpecError(
+                None,
+                "intervention.targets_per_row_max",
+                iv.targets_per_row_max,
+                f"must be >= targets_per_row ({iv.targets_per_row})",
+            )
+        if iv.targets_per_row_max > len(iv.targets):
+            raise SpecError(
+                None,
+                "intervention.targets_per_row_max",
+                iv.targets_per_row_max,
+                f"cannot exceed the size of the target pool ({len(iv.targets)})",
+            )
+    if len(set(iv.modes)) != len(iv.modes):
+        raise SpecError(None, "intervention.modes", iv.modes, "mode listed twice")
+    for k, q in enumerate(iv.setpoint.percentiles):
+        if not 0.0 <= q <= 100.0:
+            raise SpecError(
+                None, f"intervention.setpoint.percentiles[{k}]", q, "must be in [0, 100]"
+            )
+    changed = iv.modes != ["resample"] or iv.targets_per_row_max is not None or iv.parameter_shifts
+    if iv.protocol == "shift" and changed:
+        raise SpecError(
+            None,
+            "intervention.protocol",
+            iv.protocol,
+            "shift interventions take one resampled target per row (no modes, "
+            "targets_per_row_max or parameter_shifts)",
+        )
+    field = "intervention.parameter_shifts"
+    for t, ps in iv.parameter_shifts.items():
+        if t not in iv.targets:
+            raise SpecError(t, field, t, "not in the target pool")
+        if "parameter_shift" not in iv.modes:
+            raise SpecError(
+                t, field, t, "given, but 'parameter_shift' is not in intervention.modes"
+            )
+        if ps.kind == "bias_shift":
+            if ps.factor is not None:
+                raise SpecError(t, f"{field}.{t}.factor", ps.factor, "a bias_shift has no factor")
+            if ps.shift_iqr is None or not math.isfinite(ps.shift_iqr) or ps.shift_iqr == 0:
+                raise SpecError(
+                    t, f"{field}.{t}.shift_iqr", ps.shift_iqr, "needs a finite non-zero shift_iqr"
+                )
+        else:
+            if ps.shift_iqr is not None:
+                raise SpecError(
+                    t, f"{field}.{t}.shift_iqr", ps.shift_iqr, f"a {ps.kind} has no shift_iqr"
+                )
+            if ps.factor is None or not math.isfinite(ps.factor) or ps.factor <= 0:
+                raise SpecError(t, f"{field}.{t}.factor", ps.factor, "needs a finite factor > 0")
+    if "parameter_shift" in iv.modes:
+        for t in iv.targets:
+            if roles[t] != "structural":
+                raise SpecError(
+                    t,
+                    "intervention.targets",
+                    t,
+                    "parameter-shift targets must be structural (a root has no mechanism)",
+                )
+            if t not in iv.parameter_shifts:
+                raise SpecError(
+                    t, field, None, "every target needs a parameter shift when it is a mode"
+                )
 
 
 _RESAMPLER_KEYS = {

@@ -9,6 +9,12 @@ range of that node's values in the observational rows, and the targeted cells ar
 before any child is computed, so every descendant is recomputed from the intervened values.
 Two targets where one is an ancestor of the other both keep their set values.
 
+The protocol suites (appendix A.2) add, through fields of the intervention spec: random target
+counts per row (:func:`assign_target_sets`), fixed percentile setpoints, and parameter shifts
+that change the target's mechanism instead of setting its value; with several modes the
+targeted cells are split among them (:func:`assign_modes`).  Specs without these fields use
+the original streams and give the original bytes.
+
 Random streams are keyed, so the sample is a pure function of ``(spec, n_obs, n_int, seed)``:
 each node draws its noise from its own ``numpy.random.Generator`` spawned from
 ``SeedSequence(seed)`` by column index, and intervention assignment/values, dependent root
@@ -31,6 +37,11 @@ DISCRETE_KINDS = frozenset({"binary", "ordinal", "categorical", "count"})
 
 # Stream identifiers (second element of the spawn key).
 _S_ASSIGN, _S_VALUES, _S_ROOTBLOCK, _S_STRESS, _S_NODE, _S_HIGHNOISE = range(6)
+# Streams of the protocol-suite additions (appendix A.2): cell modes, setpoint values.
+_S_MODES, _S_SETPOINT = 6, 7
+#: Codes of :data:`causalarena.spec.InterventionMode` in the ``modes`` diagnostics matrix
+#: (0 = not intervened or resample).
+MODE_CODES: dict[str, int] = {"resample": 0, "setpoint": 1, "parameter_shift": 2}
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,9 @@ class Table:
     X : ndarray of shape (n, d), float32
         Observations; rows ``[0, n_obs)`` are observational, rows ``[n_obs, n)`` interventional.
     mask : ndarray of shape (n, d), bool
-        ``mask[r, j]`` is True iff variable ``j`` was intervened on in row ``r``.
+        ``mask[r, j]`` is True iff variable ``j`` was intervened on in row ``r``: its value was
+        set (do-resampling, fixed setpoint) or its mechanism was changed (parameter shift,
+        paper A.2); ``diagnostics["modes"]`` tells which, when the spec has modes.
     adjacency : ndarray of shape (d, d), int8
         ``A[i, j] = 1`` iff ``i -> j``.
     names : list of str
@@ -51,7 +64,8 @@ class Table:
         Numbers of observational and interventional rows.
     diagnostics : dict
         Facts used by the audit: per-target affected rows and changed rows, explicit clipping
-        bounds per column, and the counterfactual (no-intervention) check results.
+        bounds per column, the counterfactual (no-intervention) check results and, for specs
+        with intervention modes, ``"modes"``: int8 (n, d) of :data:`MODE_CODES`.
     """
 
     X: np.ndarray
@@ -131,6 +145,103 @@ def assign_targets(
     return np.argsort(keys, axis=1)[:, :targets_per_row]
 
 
+def assign_target_sets(
+    n_int: int, pool_size: int, low: int, high: int, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Random target counts per row (paper A.2, "Multi-target per sample").
+
+    Each row draws its count uniformly from ``[low, high]`` and that many distinct targets
+    uniformly from the pool.
+
+    Returns
+    -------
+    list of ndarray of intp
+        One array of pool positions per interventional row (length between low and high).
+    """
+    counts = rng.integers(low, high + 1, size=n_int)
+    order = np.argsort(rng.random((n_int, pool_size)), axis=1)
+    return [order[r, : counts[r]] for r in range(n_int)]
+
+
+def assign_modes(mask: np.ndarray, modes: list[str], rng: np.random.Generator) -> np.ndarray:
+    """Split the targeted cells among the intervention modes in equal shares (paper A.2).
+
+    Cells are taken in row-major order; every mode gets ``K // m`` of the ``K`` cells and the
+    remainder goes to the first modes of a seeded permutation; the labels are then shuffled.
+
+    Returns
+    -------
+    ndarray of shape mask.shape, int8
+        :data:`MODE_CODES` of each targeted cell (0 elsewhere).
+    """
+    cells = np.flatnonzero(mask)
+    m = len(modes)
+    counts = np.full(m, cells.size // m, dtype=np.intp)
+    counts[rng.permutation(m)[: cells.size % m]] += 1
+    codes = np.repeat(np.array([MODE_CODES[x] for x in modes], dtype=np.int8), counts)
+    out = np.zeros(mask.shape, dtype=np.int8)
+    out.flat[cells] = rng.permutation(codes)
+    return out
+
+
+def _iqr(x: np.ndarray) -> float:
+    q75, q25 = np.percentile(x, [75, 25])
+    return float(q75 - q25)
+
+
+def _setpoint_values(
+    rule: Any, baseline: np.ndarray, kind: str, k: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Fixed-setpoint values (paper A.2): a baseline percentile per cell, plus jitter."""
+    qs = np.asarray(rule.percentiles, dtype=np.float64)
+    pick = qs[rng.integers(0, qs.size, size=k)]
+    if kind in DISCRETE_KINDS:
+        return np.percentile(baseline, pick, method="nearest")
+    jitter = rng.uniform(-1.0, 1.0, size=k) * float(rule.jitter_iqr) * _iqr(baseline)
+    return np.percentile(baseline, pick) + jitter
+
+
+def _shifted_values(
+    c: _Compiled,
+    j: int,
+    P: np.ndarray,
+    n: int,
+    n_obs: int,
+    natural: np.ndarray,
+    seed: int | np.random.SeedSequence,
+) -> np.ndarray:
+    """Values of node ``j`` for all rows under its parameter shift (paper A.2).
+
+    The shifted mechanism is evaluated on the rows' own parents and with the node's own noise
+    stream (the same draws as the natural values), so only the mechanism differs.
+    """
+    v = c.spec.variables[j]
+    ps = c.spec.intervention.parameter_shifts[v.name]
+    Pin = P * float(ps.factor) if ps.kind == "parent_scale" else P
+    raw = np.asarray(c.mechs[j].evaluate(v.mechanism.params, Pin), dtype=np.float64)
+    if c.mechs[j].output_kind == "continuous":
+        s = v.strength * (raw - v.out_loc) / v.out_scale
+    else:
+        s = raw
+    if ps.kind == "strength_scale":
+        s = s * float(ps.factor)
+    elif ps.kind == "bias_shift":
+        s = s + float(ps.shift_iqr) * _iqr(natural[:n_obs])
+    x = np.asarray(
+        c.noises[j].apply(v.noise.params, s, P, _stream(seed, _S_NODE, j)), dtype=np.float64
+    )
+    high_noise = c.stressors.get("high_noise")
+    if high_noise is not None:
+        x = x + float(high_noise.get("scale", 0.35)) * _stream(
+            seed, _S_HIGHNOISE, j
+        ).standard_normal(n)
+    if c.kinds[j] in DISCRETE_KINDS:
+        hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
+        x = np.clip(np.round(x), 0, hi_level)
+    _check_finite(v, x)
+    return x
+
+
 def _do_values(
     baseline: np.ndarray, kind: str, k: int, low_q: float, high_q: float, rng: np.random.Generator
 ) -> np.ndarray:
@@ -164,8 +275,14 @@ def _sweep(
     seed: int | np.random.SeedSequence,
     mask: np.ndarray | None,
     calibrate: bool = False,
+    modes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """One topological pass over all rows; see module docstring."""
+    """One topological pass over all rows; see module docstring.
+
+    ``modes`` (same shape as ``mask``, :data:`MODE_CODES`) is given only for specs with
+    intervention modes other than ``["resample"]``; without it every targeted cell is
+    resampled exactly as before those modes existed (same streams, same bytes).
+    """
     spec = c.spec
     d = spec.d
     X = np.empty((n, d), dtype=np.float64)
@@ -220,7 +337,9 @@ def _sweep(
                 hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
                 x = np.clip(np.round(x), 0, hi_level)
         _check_finite(v, x)
-        if mask is not None and mask[:, j].any():
+        if mask is not None and modes is not None and mask[:, j].any():
+            x = _intervene_modes(c, j, x, X, n, n_obs, seed, mask, modes, values_rng, info)
+        elif mask is not None and mask[:, j].any():
             rows = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
             rule = iv.value_rule
@@ -244,6 +363,70 @@ def _sweep(
             x[rows] = vals
         X[:, j] = x
     return X, info
+
+
+def _intervene_modes(
+    c: _Compiled,
+    j: int,
+    x: np.ndarray,
+    X: np.ndarray,
+    n: int,
+    n_obs: int,
+    seed: int | np.random.SeedSequence,
+    mask: np.ndarray,
+    modes: np.ndarray,
+    values_rng: np.random.Generator,
+    info: dict[str, Any],
+) -> np.ndarray:
+    """Intervene on node ``j`` cell by cell according to its mode (paper A.2).
+
+    ``resample`` and ``setpoint`` cells get do-values (then the soft-intervention and
+    intervention-shift stressors, as for every do-value); ``parameter_shift`` cells get the
+    shifted mechanism's values (no stressor: nothing was set).
+    """
+    v = c.spec.variables[j]
+    iv = c.spec.intervention
+    rows = np.flatnonzero(mask[:, j])
+    info["natural"][j] = x[rows].copy()
+    m = modes[rows, j]
+    baseline = x[:n_obs]
+    out = x.copy()
+    do_rows = rows[m != MODE_CODES["parameter_shift"]]
+    if do_rows.size:
+        vals = np.empty(do_rows.size)
+        md = modes[do_rows, j]
+        res = md == MODE_CODES["resample"]
+        rule = iv.value_rule
+        k = int(res.sum())
+        if k:
+            if rule.kind == "fixed":
+                vals[res] = float(rule.values[v.name])
+            elif rule.kind == "per_target":
+                vals[res] = _resample(rule.resamplers[v.name], baseline, c.kinds[j], k, values_rng)
+            else:
+                vals[res] = _do_values(baseline, c.kinds[j], k, rule.low_q, rule.high_q, values_rng)
+        if (~res).any():
+            vals[~res] = _setpoint_values(
+                iv.setpoint,
+                baseline,
+                c.kinds[j],
+                int((~res).sum()),
+                _stream(seed, _S_SETPOINT, j),
+            )
+        shift = c.stressors.get("intervention_shift")
+        if shift is not None and v.name in shift.get("targets", []):
+            q = shift["targets"].index(v.name)
+            vals = vals * float(shift["scales"][q]) + float(shift["shifts"][q]) * _iqr(baseline)
+        soft = c.stressors.get("soft_intervention")
+        if soft is not None:
+            w = float(soft.get("softness", 0.45))
+            vals = w * x[do_rows] + (1.0 - w) * vals
+        out[do_rows] = vals
+    ps_rows = rows[m == MODE_CODES["parameter_shift"]]
+    if ps_rows.size:
+        shifted = _shifted_values(c, j, X[:, c.parents[j]], n, n_obs, x, seed)
+        out[ps_rows] = shifted[ps_rows]
+    return out
 
 
 #: Largest magnitude a value may have: the released ``X`` is float32.
@@ -400,14 +583,34 @@ def sample(
     d = spec.d
     mask = np.zeros((n, d), dtype=bool)
     row_targets = None
+    modes = None
     if n_int > 0:
         iv = spec.intervention
-        pos = assign_targets(n_int, len(iv.targets), iv.targets_per_row, _stream(seed, _S_ASSIGN))
-        cols = np.asarray(c.target_idx, dtype=np.intp)[pos]
-        row_targets = cols
-        mask[np.arange(n_obs, n)[:, None], cols] = True
-    X, info = _sweep(c, n, n_obs, seed, mask if n_int else None)
+        tidx = np.asarray(c.target_idx, dtype=np.intp)
+        if iv.targets_per_row_max is None or iv.targets_per_row_max == iv.targets_per_row:
+            pos = assign_targets(
+                n_int, len(iv.targets), iv.targets_per_row, _stream(seed, _S_ASSIGN)
+            )
+            cols = tidx[pos]
+            row_targets = cols
+            mask[np.arange(n_obs, n)[:, None], cols] = True
+        else:
+            sets = assign_target_sets(
+                n_int,
+                len(iv.targets),
+                iv.targets_per_row,
+                iv.targets_per_row_max,
+                _stream(seed, _S_ASSIGN),
+            )
+            row_targets = [tidx[p] for p in sets]
+            for r, tg in enumerate(row_targets):
+                mask[n_obs + r, tg] = True
+        if iv.modes != ["resample"]:
+            modes = assign_modes(mask, list(iv.modes), _stream(seed, _S_MODES))
+    X, info = _sweep(c, n, n_obs, seed, mask if n_int else None, modes=modes)
     diagnostics: dict[str, Any] = {}
+    if modes is not None:
+        diagnostics["modes"] = modes
     if n_int > 0:
         per_target = {}
         for j in c.target_idx:
