@@ -148,6 +148,14 @@ class CardText:
     front matter and Licence section, Croissant ``license``, ``CITATION.cff`` ``license``
     and ``.zenodo.json`` ``license``; ``license_notice`` is the attribution those four files
     carry with it (e.g. the upstream source whose licence the rows keep).
+
+    ``column_docs`` are ``(column, description)`` pairs of the family's columns: they add to
+    (or replace) the engine's column descriptions in the card and in every Croissant field.
+    ``sections`` computes card sections from the written rows: the engine reads the columns
+    ``section_columns`` of every shard and calls ``sections({config: pyarrow.Table})`` (rows
+    in shard order); it returns ``(title, markdown body)`` pairs, rendered after the card's
+    schema (e.g. per-domain tables).  It must be a pure function of the rows; it never reads
+    or writes files.
     """
 
     pretty_name: str
@@ -162,6 +170,9 @@ class CardText:
     limitations: tuple[str, ...] = ()
     changelog: tuple[tuple[str, str], ...] = ()  # (version, change)
     usage: str = ""
+    column_docs: tuple[tuple[str, str], ...] = ()
+    sections: Callable[[Mapping[str, Any]], Sequence[tuple[str, str]]] | None = None
+    section_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

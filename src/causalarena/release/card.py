@@ -91,8 +91,8 @@ REAL_COLUMN_DOCS: dict[str, str] = {
 
 
 def column_docs(meta: ReleaseMetadata) -> dict[str, str]:
-    """Column descriptions for the release family of ``meta``."""
-    return REAL_COLUMN_DOCS if meta.is_real else COLUMN_DOCS
+    """Column descriptions for the release family of ``meta`` (with the family's own)."""
+    return {**(REAL_COLUMN_DOCS if meta.is_real else COLUMN_DOCS), **meta.column_docs}
 
 
 #: ``license_name`` of real-data cards (``license: other``).
@@ -438,6 +438,11 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
     L += [
         f"| `{c.name}` | `{f.name}` | `{_type_text(f)}` |" for c in meta.configs for f in c.features
     ]
+    if meta.column_docs:
+        L += ["", "Columns of this family:", "", "| column | meaning |", "|---|---|"]
+        L += [f"| `{k}` | {_cell(v)} |" for k, v in meta.column_docs.items()]
+    for sec in meta.sections:
+        L += ["", f"## {sec.title}", "", sec.body.rstrip("\n")]
     L += ["", "## Intended uses", ""] + [f"- {u}" for u in meta.intended_uses]
     if meta.out_of_scope_uses:
         L += ["", "Out of scope:", ""] + [f"- {u}" for u in meta.out_of_scope_uses]

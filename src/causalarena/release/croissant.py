@@ -211,6 +211,8 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
     manifest = read_manifest(folder)
     if meta.is_real:
         return _build_real_croissant(manifest, meta)
+    from causalarena.release.card import column_docs
+
     dist, record_sets = _files_and_record_sets(
         manifest,
         meta,
@@ -219,6 +221,7 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
             f"One record per dataset instance of config {c.name} ({c.rows} records, "
             f"split {c.split}). Adjacency: A[i][j] = 1 iff i -> j."
         ),
+        column_docs(meta),
     )
     authors = " and ".join(
         f"{p.family_names}, {p.given_names}" for p in meta.paper.authors if p.family_names

@@ -297,6 +297,13 @@ class ReservedInfo(_Strict):
     root_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
+class CardSection(_Strict):
+    """A card section a family computes from its rows (:attr:`causalarena.family.CardText.sections`)."""
+
+    title: str = Field(min_length=1)
+    body: str
+
+
 class ChangelogEntry(_Strict):
     """One released version and what changed."""
 
@@ -394,6 +401,10 @@ class ReleaseMetadata(_Strict):
     out_of_scope_uses: list[str]
     overlap_guidance: list[str]
     limitations: list[str]
+    #: Family-declared column descriptions (override the engine's; card and Croissant).
+    column_docs: dict[str, str] = Field(default_factory=dict)
+    #: Family-computed card sections (generic cards), rendered after the schema.
+    sections: list[CardSection] = Field(default_factory=list)
 
     @field_validator("configs")
     @classmethod
@@ -793,6 +804,7 @@ def _collect_generic_metadata(
     changelog = [ChangelogEntry(version=v, changes=[c]) for v, c in text.changelog] or [
         ChangelogEntry(version=manifest["version"], changes=["First release."])
     ]
+    sections = _family_sections(folder, manifest, text)
     return ReleaseMetadata(
         suite=manifest["suite"],
         version=manifest["version"],
@@ -823,7 +835,36 @@ def _collect_generic_metadata(
         overlap_guidance=list(text.overlap_guidance),
         limitations=list(text.limitations)
         or ["The family declared no limitations; read its documentation before use."],
+        column_docs=dict(text.column_docs),
+        sections=sections,
     )
+
+
+def _family_sections(folder: Path, manifest: dict[str, Any], text: Any) -> list[CardSection]:
+    """Card sections the family computes from the shards' ``section_columns`` (CardText).
+
+    Raises
+    ------
+    ReleaseError
+        A listed shard is missing or lacks one of the columns.
+    """
+    if text.sections is None:
+        return []
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables: dict[str, list[Any]] = {}
+    for f in manifest["files"]:
+        if not f.get("config"):
+            continue
+        path = folder / f["path"]
+        try:
+            t = pq.read_table(path, columns=list(text.section_columns))
+        except Exception as exc:  # missing or damaged shard, missing column
+            raise ReleaseError(f"{path}: cannot read the card columns ({exc})") from None
+        tables.setdefault(str(f["config"]), []).append(t)
+    merged = {c: pa.concat_tables(ts) for c, ts in tables.items()}
+    return [CardSection(title=t, body=b) for t, b in text.sections(merged)]
 
 
 # ----------------------------------------------------------------------------- helpers

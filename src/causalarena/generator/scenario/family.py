@@ -268,6 +268,8 @@ def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
 
 
 def text(suite: str) -> CardText:
+    from causalarena.generator.scenario.card import SECTION_COLUMNS, card_sections, column_docs
+
     kind = _kind(suite)
     if kind == "semantic":
         summary = (
@@ -298,6 +300,9 @@ def text(suite: str) -> CardText:
             "Scenario files ship with the package, so the reserved half is held out of the "
             "published data only.",
         ),
+        column_docs=column_docs(kind),
+        sections=card_sections,
+        section_columns=SECTION_COLUMNS,
     )
 
 
