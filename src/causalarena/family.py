@@ -74,6 +74,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "causalarena.generator.semantic.family",
     "causalarena.generator.formula.family",
     "causalarena.generator.lab.family",
+    "causalarena.generator.protocols.family",
 )
 
 
