@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="KEYFILE",
         help="build the reserved (held-out) half from this secret key into --out, a folder "
-        "that is never published (arena-synthetic)",
+        "that is never published (any suite with a reserved half; resumes after a kill)",
     )
     i = sub.add_parser("info", help="print the summary table of a release folder")
     i.add_argument("folder")
@@ -138,6 +138,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 scale=args.scale,
                 key_file=args.reserved_key,
                 out=args.out,
+                workers=args.workers,
                 quiet=args.quiet,
             )
             print(

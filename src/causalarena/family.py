@@ -43,8 +43,13 @@ What a family declares, in one :class:`Family` value:
   returns its tables like ``run_unit``, and ``reserved_instances(config, table)`` yields
   ``(instance_id, spec_json, X, mask)`` per row so the engine can commit to each instance
   (:mod:`causalarena.release.reserved`).  The engine builds reserved units only when given
-  a key, into a separate private folder; freeze and ``verify --reveal`` commit and check
-  them for every family that declares them;
+  a key, into a separate private folder (same lock, resume records, ``workers`` and
+  byte identity as a public build); freeze and ``verify --reveal`` commit and check them for
+  every family that declares them.  ``reserved_suites`` (optional) names the suites that
+  have a reserved half when not all do (lab: the converted public CausaLab suite has none).
+  Unit parameters whose name starts with ``_`` stay private: they are part of the reserved
+  build's resume key but are not copied into the public commitments (``entropy_name`` is
+  never copied either);
 - ``code``: package-relative paths (files or folders) whose bytes determine the output; a
   unit finished by other code is rebuilt on resume.
 
@@ -206,6 +211,7 @@ class Family:
     reserved_units: Callable[[str, str, Mapping[str, Any]], Sequence[Unit]] | None = None
     run_reserved: Callable[[Unit, Any], UnitResult] | None = None
     reserved_instances: Callable[[str, Any], Any] | None = None
+    reserved_suites: frozenset[str] | None = None
     code: tuple[str, ...] = ()
     parquet_options: Mapping[str, Any] = field(
         default_factory=lambda: {"compression": "zstd", "compression_level": 3}

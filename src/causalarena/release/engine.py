@@ -36,7 +36,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -127,15 +127,24 @@ def _watch_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _run_unit(family_name: str, unit: Unit, out: str, key: dict[str, Any]) -> dict[str, Any]:
-    """Run one unit and write its parts and record (in a worker or in the parent)."""
+def _run_unit(
+    family_name: str,
+    unit: Unit,
+    out: str,
+    key: dict[str, Any],
+    runner: Callable[[Family, Unit], Any] | None = None,
+) -> dict[str, Any]:
+    """Run one unit and write its parts and record (in a worker or in the parent).
+
+    ``runner(family, unit)`` replaces ``family.run_unit(unit)`` when given (a picklable
+    module-level callable; the reserved build passes one that draws from the secret key)."""
     from threadpoolctl import threadpool_limits
 
     from causalarena.family import families
 
     fam = families()[family_name]
     with threadpool_limits(1):  # identical floating-point results in every process
-        res = fam.run_unit(unit)
+        res = fam.run_unit(unit) if runner is None else runner(fam, unit)
     outp = Path(out)
     schemas = {c.name: c.schema for c in fam.configs(unit.suite)}
     files = []
@@ -193,11 +202,19 @@ def _read_record(path: Path) -> dict[str, Any] | None:
 
 
 def unit_is_done(out: Path, unit: Unit, key: dict[str, Any]) -> dict[str, Any] | None:
-    """The unit's record if it was built for ``key`` and all its parts match their sha256."""
+    """The unit's record if it was built for ``key`` and every part matches its sha256 or was
+    deleted after its rows went into finished shards (``"consolidated": true``)."""
     rec = _read_record(_unit_record(out, unit.key))
     if rec is None or rec.get("key") != key or not isinstance(rec.get("files"), list):
         return None
-    return rec if _files_match(out, rec["files"]) else None
+    for f in rec["files"]:
+        if not isinstance(f, dict) or "path" not in f:
+            return None
+        if f.get("consolidated") and not (out / f["path"]).exists():
+            continue
+        if not _files_match(out, [f]):
+            return None
+    return rec
 
 
 # ----------------------------------------------------------------------------- keys
@@ -255,7 +272,7 @@ def check_output_folder(out: Path, suite: str, version: str, scale: str) -> dict
 
 def shard_name(config: str, k: int, n: int) -> str:
     """Relative path of shard ``k`` of ``n`` of ``config``."""
-    return f"data/{config}/test-{k:05d}-of-{n:05d}.parquet"
+    return _shard_rel("test", config, k, n)
 
 
 # ----------------------------------------------------------------------------- consolidation
@@ -285,23 +302,53 @@ def _grouped_parts(
     return parts, [len(a) for a in np.array_split(np.arange(rows), n)], [None] * n
 
 
+class PartsMissing(Exception):
+    """Shards must be (re)written from parts that were deleted after an earlier
+    consolidation; ``units`` are the unit keys to run again."""
+
+    def __init__(self, units: set[str]) -> None:
+        super().__init__(sorted(units))
+        self.units = units
+
+
+def _mark_consolidated(out: Path, rec: dict[str, Any], part: dict[str, Any]) -> None:
+    """Record that ``part`` of unit record ``rec`` is about to be deleted, then delete it."""
+    if not part.get("consolidated"):
+        part["consolidated"] = True
+        atomic_write_json(_unit_record(out, rec["unit"]), rec)
+    (out / part["path"]).unlink(missing_ok=True)
+
+
 def _consolidate(
     out: Path,
     fam: Family,
     suite: str,
     records: list[dict[str, Any]],
     keys: list[Any] | None = None,
+    prefix: str = "test",
 ) -> list[dict[str, Any]]:
     """Write the final shards of every config from the unit parts (reusing matching shards).
 
     ``keys`` (one ``d`` per record, from ``Family.shard_d``) keep rows of different ``d`` in
-    different shards; each such shard's entry records its ``"d"``."""
+    different shards; each such shard's entry records its ``"d"``.  Shards are written one by
+    one, each recorded in ``.build/shards-<config>.json`` as soon as it is finished, and a part
+    is deleted as soon as every shard holding its rows is finished, so the build never holds
+    its data twice (parts + shards) on disk.
+
+    Raises
+    ------
+    PartsMissing
+        A shard must be rewritten (damaged, deleted, or a kill before its record was written)
+        but a part it needs was deleted after an earlier consolidation; the caller runs those
+        units again and calls this again.
+    """
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     opts = _parquet_options(fam)
     files: list[dict[str, Any]] = []
+    owner = {id(f): r for r in records for f in r["files"]}
     for cfg in fam.configs(suite):
         tagged = [
             (f, keys[i] if keys is not None else None)
@@ -318,40 +365,67 @@ def _consolidate(
         starts = np.concatenate([[0], np.cumsum(bounds)]).astype(int)
         rec_path = out / BUILD_DIR / f"shards-{cfg.name}.json"
         want = {"parts": [f["sha256"] for f in parts], "n": n, "bounds": bounds, "d": dees}
+        if prefix != "test":
+            want["prefix"] = prefix
         old = _read_record(rec_path)
         done = old.get("files", []) if old and old.get("want") == want else []
-        if len(done) == n and _files_match(out, done):
-            files.extend(done)
-            continue
         offsets = np.concatenate([[0], np.cumsum([f["rows"] for f in parts])]).astype(int)
+        keep = [
+            k < len(done)
+            and done[k].get("path") == _shard_rel(prefix, cfg.name, k, n)
+            and _files_match(out, [done[k]])
+            for k in range(n)
+        ]
+        needed = {
+            j
+            for k in range(n)
+            if not keep[k]
+            for j in range(len(parts))
+            if max(starts[k], offsets[j]) < min(starts[k + 1], offsets[j + 1])
+        }
+        missing = {
+            owner[id(parts[j])]["unit"] for j in needed if not (out / parts[j]["path"]).is_file()
+        }
+        if missing:
+            raise PartsMissing(missing)
         cfg_files = []
         for k in range(n):
-            if len(done) == n and _files_match(out, [done[k]]):
-                cfg_files.append(done[k])  # this shard is intact: keep it untouched
-                continue
             lo, hi = int(starts[k]), int(starts[k + 1])
-            pieces = []
+            if keep[k]:
+                cfg_files.append(done[k])  # this shard is intact: keep it untouched
+            else:
+                pieces = []
+                for j, f in enumerate(parts):
+                    a, b = max(lo, offsets[j]), min(hi, offsets[j + 1])
+                    if a < b:
+                        t = pq.read_table(out / f["path"])
+                        pieces.append(t.slice(a - offsets[j], b - a))
+                table = pa.concat_tables(pieces).combine_chunks() if pieces else None
+                rel = _shard_rel(prefix, cfg.name, k, n)
+                atomic_write_parquet(out / rel, table, **opts)
+                entry = {
+                    "path": rel,
+                    "config": cfg.name,
+                    "rows": table.num_rows,
+                    "bytes": (out / rel).stat().st_size,
+                    "sha256": sha256_file(out / rel),
+                }
+                if dees[k] is not None:
+                    entry["d"] = int(dees[k])
+                cfg_files.append(entry)
+                # the record of finished shards grows shard by shard (resume after a kill)
+                atomic_write_json(rec_path, {"want": want, "files": cfg_files + done[k + 1 :]})
+            # parts whose rows all lie in finished shards are no longer needed
             for j, f in enumerate(parts):
-                a, b = max(lo, offsets[j]), min(hi, offsets[j + 1])
-                if a < b:
-                    t = pq.read_table(out / f["path"])
-                    pieces.append(t.slice(a - offsets[j], b - a))
-            table = pa.concat_tables(pieces).combine_chunks() if pieces else None
-            rel = shard_name(cfg.name, k, n)
-            atomic_write_parquet(out / rel, table, **opts)
-            entry = {
-                "path": rel,
-                "config": cfg.name,
-                "rows": table.num_rows,
-                "bytes": (out / rel).stat().st_size,
-                "sha256": sha256_file(out / rel),
-            }
-            if dees[k] is not None:
-                entry["d"] = int(dees[k])
-            cfg_files.append(entry)
+                if offsets[j + 1] <= hi and (out / f["path"]).exists():
+                    _mark_consolidated(out, owner[id(f)], f)
         atomic_write_json(rec_path, {"want": want, "files": cfg_files})
         files.extend(cfg_files)
     return files
+
+
+def _shard_rel(prefix: str, config: str, k: int, n: int) -> str:
+    return f"data/{config}/{prefix}-{k:05d}-of-{n:05d}.parquet"
 
 
 def _zarr_stores(out: Path, fam: Family, suite: str, shards: list[dict]) -> list[dict]:
@@ -503,36 +577,9 @@ def build(
             task = bar.add_task(
                 f"building {suite} ({scale})", total=len(units), completed=len(records)
             )
-            nw = max(1, min(workers, len(todo), os.cpu_count() or 1))
-            if nw == 1:
-                for u in todo:
-                    records[u.key] = _run_unit(fam.name, u, str(outp), keys[u.key])
-                    bar.advance(task)
-            else:
-                import multiprocessing as mp
-
-                with ProcessPoolExecutor(
-                    max_workers=nw,
-                    mp_context=mp.get_context("spawn"),
-                    initializer=_worker_init,
-                    initargs=(os.getpid(), fam.run_unit.__module__),
-                ) as ex:
-                    futs = {
-                        ex.submit(_run_unit, fam.name, u, str(outp), keys[u.key]): u.key
-                        for u in todo
-                    }
-                    try:
-                        for fut in as_completed(futs):
-                            records[futs[fut]] = fut.result()
-                            bar.advance(task)
-                    except BrokenProcessPool:
-                        raise ReleaseError(
-                            f"{outp}: a worker process died (killed or out of memory); "
-                            "finished units are kept, rerun the same command to resume"
-                        ) from None
-        ordered = [records[u.key] for u in units]
-        keys = [int(fam.shard_d(u)) for u in units] if fam.shard_d else None
-        shards = _consolidate(outp, fam, suite, ordered, keys)
+            shards = run_and_consolidate(
+                outp, fam, suite, units, keys, records, todo, workers, lambda: bar.advance(task)
+            )
         _remove_unwritten(
             outp, old, {f["path"] for f in shards}, {c.name for c in fam.configs(suite)}
         )
@@ -546,10 +593,86 @@ def build(
             **fam.header(suite, scale, options),
             **facts,
         }
-        audits = [{"files": [], "scms": r.get("audit", [])} for r in ordered]
+        audits = [{"files": [], "scms": records[u.key].get("audit", [])} for u in units]
         write_manifest(outp, header, [{"files": shards}, *audits], extra_files=zfiles)
         write_metadata_files(outp)
     return outp
+
+
+def run_units(
+    out: Path,
+    fam: Family,
+    todo: list[Unit],
+    keys: Mapping[str, dict[str, Any]],
+    records: dict[str, dict[str, Any]],
+    workers: int,
+    advance: Callable[[], Any] | None = None,
+    runner: Callable[[Family, Unit], Any] | None = None,
+) -> None:
+    """Run ``todo`` (in ``workers`` spawn processes when > 1), writing each unit's parts and
+    record under ``out/.build`` and adding the records to ``records``.
+
+    Raises
+    ------
+    ReleaseError
+        A worker process died (the finished units are kept; rerunning resumes).
+    """
+    nw = max(1, min(workers, len(todo), os.cpu_count() or 1))
+    if nw == 1:
+        for u in todo:
+            records[u.key] = _run_unit(fam.name, u, str(out), keys[u.key], runner)
+            if advance is not None:
+                advance()
+        return
+    import multiprocessing as mp
+
+    with ProcessPoolExecutor(
+        max_workers=nw,
+        mp_context=mp.get_context("spawn"),
+        initializer=_worker_init,
+        initargs=(os.getpid(), fam.run_unit.__module__),
+    ) as ex:
+        futs = {
+            ex.submit(_run_unit, fam.name, u, str(out), keys[u.key], runner): u.key for u in todo
+        }
+        try:
+            for fut in as_completed(futs):
+                records[futs[fut]] = fut.result()
+                if advance is not None:
+                    advance()
+        except BrokenProcessPool:
+            raise ReleaseError(
+                f"{out}: a worker process died (killed or out of memory); "
+                "finished units are kept, rerun the same command to resume"
+            ) from None
+
+
+def run_and_consolidate(
+    out: Path,
+    fam: Family,
+    suite: str,
+    units: list[Unit],
+    keys: Mapping[str, dict[str, Any]],
+    records: dict[str, dict[str, Any]],
+    todo: list[Unit],
+    workers: int,
+    advance: Callable[[], Any] | None = None,
+    runner: Callable[[Family, Unit], Any] | None = None,
+    prefix: str = "test",
+) -> list[dict[str, Any]]:
+    """Run the pending units, then write the shards (:func:`_consolidate`); units whose
+    deleted parts are needed again (a damaged shard) are run again first."""
+    run_units(out, fam, todo, keys, records, workers, advance, runner)
+    by_key = {u.key: u for u in units}
+    for _ in range(2):
+        ordered = [records[u.key] for u in units]
+        dees = [int(fam.shard_d(u)) for u in units] if fam.shard_d else None
+        try:
+            return _consolidate(out, fam, suite, ordered, dees, prefix)
+        except PartsMissing as exc:
+            again = [by_key[k] for k in sorted(exc.units, key=list(by_key).index)]
+            run_units(out, fam, again, keys, records, workers, None, runner)
+    raise ReleaseError(f"{out}: parts of {suite} are still missing after rebuilding them")
 
 
 def _worker_init(parent: int, module: str) -> None:

@@ -172,7 +172,7 @@ def freeze(
     from causalarena.release import reserved as rsv
 
     fam = rsv.family_or_none(manifest.get("suite"))
-    has_reserved = fam is not None and rsv.has_reserved(fam)
+    has_reserved = fam is not None and rsv.has_reserved(fam, manifest.get("suite"))
     if reserved and has_reserved and reserved_key is None:
         raise ReleaseError(
             "freezing commits to the reserved half, which is drawn from the maintainers' secret "

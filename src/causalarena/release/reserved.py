@@ -300,6 +300,59 @@ def commitments(
 
 
 # ------------------------------------------------------------------ reserved build
+RESERVED_MARK = "reserved.json"
+
+
+def _draw_committed(key: bytes, fam: Any, unit: Any) -> Any:
+    """Engine runner of a reserved build: draw ``unit`` from the key and carry its
+    commitments in the audit list (kept in the private folder's resume record)."""
+    from causalarena.family import UnitResult
+
+    res = fam.run_reserved(unit, unit_seed_sequence(key, unit))
+    commits = commit_results(fam, unit.suite, unit.version, key, iter([(unit, res)]))
+    return UnitResult(tables=res.tables, audit=[{"commitment": c} for c in commits])
+
+
+def _check_reserved_folder(outp: Path, mark: dict[str, Any]) -> None:
+    """``outp`` is missing, empty, or a (possibly interrupted) reserved build of the same
+    suite, version, scale and key."""
+    import json
+
+    from causalarena.release.engine import BUILD_DIR
+    from causalarena.release.manifest import MANIFEST
+
+    if outp.exists() and not outp.is_dir():
+        raise ReleaseError(f"{outp}: exists and is not a folder")
+    if not outp.exists() or not any(outp.iterdir()):
+        return
+    mark_file = outp / BUILD_DIR / RESERVED_MARK
+    if not mark_file.exists() and {p.name for p in outp.iterdir()} == {BUILD_DIR}:
+        return  # killed before its first record (unit records are keyed by key_id anyway)
+    try:
+        old = json.loads(mark_file.read_text())
+    except (OSError, ValueError):
+        old = None
+    if not isinstance(old, dict):
+        try:
+            m = json.loads((outp / MANIFEST).read_text())
+        except (OSError, ValueError):
+            m = None
+        if isinstance(m, dict) and m.get("reserved_build"):
+            old = {k: m.get(k) for k in ("suite", "version", "scale")}
+            old["key_id"] = (m.get("reserved") or {}).get("key_id")
+    if not isinstance(old, dict):
+        raise ReleaseError(
+            f"{outp}: not empty and not a reserved build; choose a new folder outside "
+            "every public release"
+        )
+    for k in ("suite", "version", "scale", "key_id"):
+        if old.get(k) != mark[k]:
+            raise ReleaseError(
+                f"{outp}: holds a reserved build with {k} {old.get(k)!r}, not {mark[k]!r}; "
+                "choose another folder"
+            )
+
+
 def build_reserved(
     suite: str,
     *,
@@ -307,6 +360,7 @@ def build_reserved(
     out: str | os.PathLike,
     scale: str = "mini",
     blocks: list[int] | None = None,
+    workers: int = 1,
     quiet: bool = False,
     family: Any = None,
 ) -> Path:
@@ -316,87 +370,101 @@ def build_reserved(
     .parquet`` (the config's public schema), ``manifest.json`` (``reserved_build: true``, the
     files and the same commitments ``freeze`` publishes) and a ``README.md`` saying so.  Units
     come from :attr:`Family.reserved_units` and are drawn by :attr:`Family.run_reserved` from
-    the key-derived SeedSequence (:func:`causalarena.release.reserved.unit_seed_sequence`).
+    the key-derived SeedSequence (:func:`unit_seed_sequence`).  It runs through the engine's
+    unit machinery (:func:`causalarena.release.engine.run_and_consolidate`): the same lock,
+    resume records (``.build/units/<unit>.json``, keyed also by the key's ``key_id``), parts
+    deleted once consolidated, ``workers`` spawn processes and shards byte-identical for any
+    worker count.  A killed reserved build resumes when the same command is run again.
 
     Raises
     ------
     ReleaseError
-        The family declares no reserved half, ``out`` holds anything but a reserved build, the
-        key file lies inside ``out`` or is unusable, or another build holds the lock.
+        The family declares no reserved half, ``out`` holds anything but a reserved build of
+        the same suite, version, scale and key, the key file lies inside ``out`` or is
+        unusable, or another build holds the lock.
+    ValueError
+        Unknown scale or ``workers < 1``.
     """
-    import json
+    import functools
 
-    import pyarrow as pa
-
-    from causalarena.family import family_of, shard_count
-    from causalarena.release.engine import BUILD_DIR, _parquet_options, build_lock
+    from causalarena.family import family_of, register
+    from causalarena.release.engine import (
+        BUILD_DIR,
+        build_key,
+        build_lock,
+        run_and_consolidate,
+        unit_is_done,
+    )
     from causalarena.release.io import (
         atomic_write_bytes,
         atomic_write_json,
-        atomic_write_parquet,
-        sha256_file,
+        remove_stale_temporaries,
     )
     from causalarena.release.manifest import MANIFEST, environment
     from causalarena.ui import progress
 
+    if family is not None:
+        register(family)
     fam = family if family is not None else family_of(suite)
     info = fam.suite(suite)
-    if not has_reserved(fam):
+    if not has_reserved(fam, suite):
         raise ReleaseError(f"{suite} ({fam.name} family) declares no reserved half")
     if scale not in info.scales:
         raise ValueError(f"unknown scale {scale!r} for suite {suite!r}; choose from {info.scales}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     key = read_key(key_file)
     outp = Path(out)
     refuse_key_inside(key_file, outp)
-    if outp.exists() and any(p.name != BUILD_DIR for p in outp.iterdir()):
-        m = outp / MANIFEST
-        try:
-            old = json.loads(m.read_text()) if m.is_file() else None
-        except (OSError, ValueError):
-            old = None
-        if not (isinstance(old, dict) and old.get("reserved_build")):
-            raise ReleaseError(
-                f"{outp}: not empty and not a reserved build; choose a new folder outside "
-                "every public release"
-            )
+    mark = {"suite": suite, "version": info.version, "scale": scale, "key_id": key_id(key)}
+    _check_reserved_folder(outp, mark)
     units = list(fam.reserved_units(suite, scale, {}))
     if blocks is not None:
         units = [u for u in units if u.params.get("block") in set(blocks)]
+    keys = {u.key: {**build_key(fam, u), "reserved_key_id": key_id(key)} for u in units}
+    if len(keys) != len(units):
+        raise ReleaseError(f"{suite}: reserved unit keys are not unique")
     outp.mkdir(parents=True, exist_ok=True)
-    schemas = {c.name: c.schema for c in fam.configs(suite)}
     with build_lock(outp):
-        results = []
+        atomic_write_json(outp / BUILD_DIR / RESERVED_MARK, mark)
+        remove_stale_temporaries(outp)
+        records: dict[str, dict[str, Any]] = {}
+        todo = []
+        for u in units:
+            rec = unit_is_done(outp, u, keys[u.key])
+            if rec is not None:
+                records[u.key] = rec
+            else:
+                todo.append(u)
+        if records and not quiet:
+            import sys
+
+            print(
+                f"{outp}: reusing {len(records)} finished reserved unit(s); building {len(todo)}",
+                file=sys.stderr,
+            )
         with progress(quiet) as bar:
-            task = bar.add_task(f"building reserved {suite} ({scale})", total=len(units))
-            for u, res in run_reserved_units(fam, key, units):
-                for config, table in res.tables.items():
-                    if config not in schemas or not table.schema.equals(schemas[config]):
-                        raise ReleaseError(
-                            f"{suite} reserved unit {u.key}: config {config!r} is unknown or "
-                            "its table schema differs from the declared one"
-                        )
-                results.append((u, res))
-                bar.advance(task)
-        files = []
-        for config in sorted({c for _u, r in results for c in r.tables}):
-            parts = [r.tables[config] for _u, r in results if config in r.tables]
-            table = pa.concat_tables(parts)
-            n = shard_count(table.num_rows, len(parts))
-            step = -(-table.num_rows // n)
-            for k in range(n):
-                rel = f"data/{config}/reserved-{k:05d}-of-{n:05d}.parquet"
-                piece = table.slice(k * step, step)
-                atomic_write_parquet(outp / rel, piece, **_parquet_options(fam))
-                files.append(
-                    {
-                        "path": rel,
-                        "config": config,
-                        "rows": piece.num_rows,
-                        "bytes": (outp / rel).stat().st_size,
-                        "sha256": sha256_file(outp / rel),
-                    }
-                )
-        commits = commit_results(fam, suite, info.version, key, iter(results))
+            task = bar.add_task(
+                f"building reserved {suite} ({scale})", total=len(units), completed=len(records)
+            )
+            files = run_and_consolidate(
+                outp,
+                fam,
+                suite,
+                units,
+                keys,
+                records,
+                todo,
+                workers,
+                lambda: bar.advance(task),
+                runner=functools.partial(_draw_committed, key),
+                prefix="reserved",
+            )
+        stale = {f["path"] for f in files}
+        for p in sorted((outp / "data").rglob("reserved-*.parquet")):
+            if p.relative_to(outp).as_posix() not in stale:
+                p.unlink()  # shards of an earlier, differently split build
+        commits = [a["commitment"] for u in units for a in records[u.key].get("audit", [])]
         scope = f"every reserved unit of {suite} {info.version} at scale {scale}"
         configs: dict[str, dict[str, Any]] = {}
         for f in files:
@@ -459,7 +527,7 @@ def _revealed_from_folder(
     ]
     bad = {p["path"] for p in probs}
     fam = family_or_none(suite)
-    if fam is None or not has_reserved(fam):
+    if fam is None or not has_reserved(fam, suite):
         raise ReleaseError(f"{reserved_dir}: {suite} declares no reserved half")
     found: dict[str, str] = {}
     for f in m["files"]:
@@ -509,7 +577,7 @@ def verify_reveal(
     res = (manifest.get("freeze") or {}).get("reserved")
     fam = family_or_none(manifest.get("suite"))
     if not res:
-        if fam is None or not has_reserved(fam):
+        if fam is None or not has_reserved(fam, manifest.get("suite")):
             raise ReleaseError(
                 f"{folder}: {manifest.get('suite')} ({manifest.get('family')} family) declares "
                 "no key-drawn reserved half, so its manifest holds no reserved commitment to "
@@ -563,7 +631,7 @@ def verify_reveal(
         )
         probs += fprobs
     else:
-        if fam is None or not has_reserved(fam):
+        if fam is None or not has_reserved(fam, manifest.get("suite")):
             raise ReleaseError(
                 f"{folder}: {manifest.get('suite')} declares no reserved units to regenerate"
             )
@@ -629,9 +697,13 @@ def family_or_none(suite: Any) -> Any:
         return None
 
 
-def has_reserved(fam: Any) -> bool:
-    """Whether family ``fam`` declares a key-drawn reserved half."""
-    return fam.reserved_units is not None and fam.run_reserved is not None
+def has_reserved(fam: Any, suite: str | None = None) -> bool:
+    """Whether family ``fam`` declares a key-drawn reserved half (for ``suite``, when given:
+    :attr:`Family.reserved_suites` may limit it to some of the family's suites)."""
+    if fam.reserved_units is None or fam.run_reserved is None:
+        return False
+    only = getattr(fam, "reserved_suites", None)
+    return suite is None or only is None or suite in only
 
 
 def run_reserved_units(
@@ -651,7 +723,13 @@ def run_reserved_units(
 
 
 def _unit_fields(unit: Any) -> dict[str, Any]:
-    return {"unit": unit.key, **{k: v for k, v in unit.params.items() if k != "entropy_name"}}
+    """The unit's public fields in a commitment: its key and parameters, except
+    ``entropy_name`` and parameters whose name starts with ``_`` (private: e.g. the name and
+    sha256 of a reserved scenario file, which would tell what the reserved instance is)."""
+    return {
+        "unit": unit.key,
+        **{k: v for k, v in unit.params.items() if k != "entropy_name" and not k.startswith("_")},
+    }
 
 
 def commit_results(
