@@ -627,6 +627,8 @@ def write_report(
     # Table 2 layout
     t2_metrics = [m for m in ("f1", "shd") if m in inst.columns]
     generated = inst[inst["family"] != "real"] if "family" in inst.columns else inst
+    if "family" in generated.columns:  # the sensitivity suites have their own section (5.3)
+        generated = generated[~generated["family"].isin(SENSITIVITY_FAMILIES)]
     if t2_metrics and {"family", "setting"} <= set(inst.columns) and not generated.empty:
         t2 = an.benchmark_table(generated, t2_metrics, seed=seed)
         keep(_write_csv(t2, out / "table2.csv", prov))
@@ -740,6 +742,9 @@ def write_report(
     if {"runtime_s", "d"} <= set(inst.columns):
         keep(_write_csv(an.runtime_table(inst), out / "runtime.csv", prov, index=True))
 
+    # sample-size and intervention-protocol sensitivity (paper 5.3: Table 3, Figure 6)
+    sections += _sensitivity(inst, out, prov, meta, keep, fig)
+
     # real datasets: one table each, dot plot without lines across datasets
     ds = an.dataset_scores(inst, seed=seed)
     if not ds.empty:
@@ -842,6 +847,64 @@ def write_report(
     prov_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     keep(prov_path)
     return written
+
+
+#: ``family`` values of the sensitivity suites, kept out of the Table 2 cells.
+SENSITIVITY_FAMILIES = ("samplesize", "protocols")
+
+
+def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]:
+    """Table 3 and Figure 6 when ``protocols-*`` / ``samplesize-n*`` configs are scored."""
+    from causalarena.eval import sensitivity as sens
+
+    sections: list[dict[str, Any]] = []
+    if "f1" not in inst.columns:
+        return sections
+    t3 = sens.protocol_table(inst)
+    if not t3.empty:
+        keep(_write_csv(t3, out / "table3.csv", prov))
+        wide = sens.format_protocol_table(t3, MISSING)
+        sections.append(
+            {
+                "title": "Intervention-protocol sensitivity (F1 / SHD)",
+                "note": "Paper Table 3 layout: mean F1 / SHD over the suite's SCMs per protocol; "
+                "in brackets the F1 change relative to Default (mean paired difference over the "
+                "SCMs scored under both); F1 SD is the standard deviation of the method's "
+                "protocol mean F1s across protocols (lower is steadier).",
+                "table": _frame_table(wide.set_index("Method")),
+                "id": "table3",
+            }
+        )
+        fig(
+            "Sample size and intervention protocol",
+            plots.plot_protocol_deltas(t3, out / "plots" / "protocol_deltas.png", metadata=meta),
+            "F1 change relative to Default per intervention protocol (paper Figure 6b)",
+            wide=True,
+        )
+    f1n = sens.samplesize_table(inst, "f1")
+    if not f1n.empty:
+        long = f1n.stack().rename("f1").reset_index()
+        if "shd" in inst.columns:
+            shd = sens.samplesize_table(inst, "shd").stack().rename("shd").reset_index()
+            long = long.merge(shd, on=["method", "n"], how="left")
+        keep(_write_csv(long, out / "samplesize.csv", prov))
+        fmt = f1n.map(lambda v: MISSING if pd.isna(v) else f"{v:.3f}")
+        fmt.columns = [f"n={c}" for c in fmt.columns]
+        sections.append(
+            {
+                "title": "Observation-only sample size (mean F1)",
+                "note": "Paper Figure 6a / Table 18: mean F1 per observation-only sample size n "
+                "on the same SCMs (nested samples).",
+                "table": _frame_table(fmt),
+                "id": "samplesize",
+            }
+        )
+        fig(
+            "Sample size and intervention protocol",
+            plots.plot_metric_vs_n(f1n, out / "plots" / "f1_vs_n.png", metadata=meta),
+            "Mean F1 against the observation-only sample size n (paper Figure 6a)",
+        )
+    return sections
 
 
 def _controls_section(flags: pd.DataFrame) -> dict[str, Any]:
