@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from causalarena.baselines.temporal import Zero
 from causalarena.eval.temporal import NEAR_ZERO, evaluate, load_rows, make_input
 from causalarena.generator.temporal import suites as S
 from causalarena.release.engine import build
+from causalarena.sandbox import landlock_abi
 
 
 @pytest.fixture(scope="module")
@@ -295,8 +298,193 @@ def test_malicious_model_cannot_read_answers(built):
     assert cheat["pooled"]["rmse"] < 1e-9
 
 
+# ---- the five attacks of issue 14 §3; each must fail under isolation="process"
+SENTINEL = 1234.5
+MARKS: list[int] = []
+PARENT_PID = os.getpid()
+LANDLOCK = pytest.mark.skipif(
+    landlock_abi() == 0, reason="Landlock unavailable on this kernel: file reads not confined"
+)
+
+
+def _mark(pid):
+    """Runs wherever it is unpickled; records only when that is the test (parent) process."""
+    if os.getpid() == pid:
+        MARKS.append(pid)
+    return SENTINEL
+
+
+class Privileged:
+    """Claims a privilege the old harness honoured: it handed ``predict_rows`` the stored rows."""
+
+    privileged = True
+
+    def predict_rows(self, rows):
+        return [r["y_true"] for r in rows]
+
+    def predict(self, view):
+        return np.full(len(view.query_times), SENTINEL)
+
+
+class _Evil:
+    def __reduce__(self):
+        return (_mark, (PARENT_PID,))
+
+
+class EvilAnswer:
+    """Answers with an object whose unpickling runs code (ran in the parent before)."""
+
+    def predict(self, view):
+        return {"mean": _Evil()}
+
+
+def _evil_model(pid):
+    _mark(pid)
+    return Zero()
+
+
+class EvilModel:
+    """A model whose own unpickling runs code: must only ever happen in the sandbox."""
+
+    def __reduce__(self):
+        return (_evil_model, (PARENT_PID,))
+
+
+class FileSnoop:
+    """Knows (or guessed from /proc/<ppid>/cmdline) where the release is and reads its shards."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+
+    def predict(self, view):
+        import glob
+
+        import pyarrow.parquet as pq
+
+        try:
+            for f in glob.glob(self.folder + "/**/*.parquet", recursive=True):
+                t = pq.read_table(f).to_pylist()
+                for r in t:
+                    if r.get("episode_id") == view.episode_id and "y_true" in r:
+                        return np.asarray(r["y_true"], dtype=np.float64)
+            with open(f"/proc/{os.getppid()}/cmdline", "rb") as fh:
+                fh.read()
+        except OSError:
+            pass
+        return np.full(len(view.query_times), SENTINEL)
+
+
+class ProcSnoop:
+    """Reads the answers straight out of the parent's memory through /proc/<ppid>/mem."""
+
+    def __init__(self, addr, offsets):
+        self.addr, self.offsets = addr, offsets
+
+    def predict(self, view):
+        i, n = self.offsets[view.episode_id]
+        try:
+            with open(f"/proc/{os.getppid()}/mem", "rb") as fh:
+                fh.seek(self.addr + 8 * i)
+                return np.frombuffer(fh.read(8 * n), dtype=np.float64).copy()
+        except OSError:
+            return np.full(n, SENTINEL)
+
+
+def test_privileged_flag_grants_nothing(built):
+    rows = load_rows(built, "dot-generic", limit=3)
+    for iso in ("process", "none"):
+        res = evaluate(Privileged(), rows, isolation=iso)
+        assert res["pooled"]["mae"] > 1000  # predict() was used, not predict_rows()
+
+
+def test_nothing_the_model_sends_is_unpickled_in_the_parent(built):
+    from causalarena.eval.temporal import HarnessError
+
+    rows = load_rows(built, "dot-generic", limit=2)
+    MARKS.clear()
+    with pytest.raises(HarnessError, match="the model failed"):
+        evaluate(EvilAnswer(), rows, isolation="process")
+    assert MARKS == []
+    res = evaluate(EvilModel(), rows, isolation="process")  # unpickled in the child only
+    assert MARKS == [] and np.isfinite(res["pooled"]["rmse"])
+    # the marker has teeth: unpickled here it does run in this process
+    import pickle
+
+    pickle.loads(pickle.dumps(EvilModel()))
+    assert MARKS == [PARENT_PID]
+    MARKS.clear()
+
+
+@LANDLOCK
+def test_model_cannot_read_release_files(built):
+    from causalarena.eval.temporal import run_model
+
+    rows = load_rows(built, "dot-generic", limit=3)
+    res = evaluate(FileSnoop(built), rows, isolation="process")
+    assert res["pooled"]["mae"] > 1000
+    assert res["isolation"]["filesystem"] is True
+    # teeth: the same model in a process without the sandbox finds every answer
+    views = [make_input(r) for r in rows]
+    got = run_model(FileSnoop(built), views, "process", _sandbox=False)
+    for g, r in zip(got, rows, strict=True):
+        np.testing.assert_allclose(g["mean"], r["y_true"])
+
+
+@LANDLOCK
+def test_model_cannot_read_parent_memory(built):
+    from causalarena.eval.temporal import run_model
+
+    rows = load_rows(built, "dot-generic", limit=3)
+    truth = np.concatenate([np.asarray(r["y_true"], dtype=np.float64) for r in rows])
+    offsets, pos = {}, 0
+    for r in rows:
+        offsets[r["episode_id"]] = (pos, len(r["y_true"]))
+        pos += len(r["y_true"])
+    snoop = ProcSnoop(truth.ctypes.data, offsets)
+    res = evaluate(snoop, rows, isolation="process")
+    assert res["pooled"]["mae"] > 1000
+    if os.geteuid() == 0:  # teeth (root may read a non-dumpable process without the sandbox)
+        views = [make_input(r) for r in rows]
+        got = run_model(snoop, views, "process", _sandbox=False)
+        np.testing.assert_array_equal(np.concatenate([g["mean"] for g in got]), truth)
+
+
+def test_model_spec_is_imported_only_in_the_sandbox(built, tmp_path):
+    rows = load_rows(built, "dot-generic", limit=2)
+    f = tmp_path / "model.py"
+    f.write_text(
+        "import numpy as np\n"
+        "class M:\n"
+        "    def predict(self, view):\n"
+        "        return np.zeros(len(view.query_times))\n"
+    )
+    res = evaluate(f"{f}:M", rows, isolation="process", release=built)
+    z = evaluate(Zero(), rows, isolation="none")
+    assert res["pooled"]["rmse"] == z["pooled"]["rmse"]
+    inside = built / "model.py"
+    inside.write_text(f.read_text())
+    with pytest.raises(ValueError, match="may read"):
+        evaluate(f"{inside}:M", rows, isolation="process", release=built)
+    inside.unlink()
+
+
+def test_harness_timeout_kills_the_model(built):
+    from causalarena.eval.temporal import HarnessError
+
+    rows = load_rows(built, "dot-generic", limit=1)
+    with pytest.raises(HarnessError, match="did not answer within"):
+        evaluate(Sleeper(), rows, isolation="process", timeout=3)
+
+
+class Sleeper:
+    def predict(self, view):
+        import time
+
+        time.sleep(60)
+
+
 def test_oracle_zero_and_near_zero_rule(built):
-    from causalarena.baselines.temporal import Oracle, Zero
+    from causalarena.baselines.temporal import Oracle
 
     rows = load_rows(built, "dot-generic") + load_rows(built, "dot-identifiability")
     o = evaluate(Oracle(), rows)

@@ -2,9 +2,10 @@
 
 Effect track (each ``predict(view)`` sees only a :class:`~causalarena.eval.temporal.ModelInput`):
 
-``Oracle``       privileged: regenerates the episode from ``(suite, version, index)`` with the
+``Oracle``       regenerates a public episode from its id ``suite/version/index`` with the
                  generator and reads the intervened arm at the query rows (checks that the
-                 stored data is reproducible; error 0 up to float64 rounding).
+                 stored data is reproducible; error 0 up to float64 rounding).  No privilege:
+                 any model could do this for the public half, none for the reserved half.
 ``Zero``         predicts 0.
 ``PreOnsetMean`` the query variable's context mean.
 ``LastValue``    the query variable's last observed context value.
@@ -34,7 +35,7 @@ and SHD (missing + extra) over ``(lag, i, j)`` entries up to the true ``K``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -65,29 +66,27 @@ def _qctx(v: ModelInput) -> np.ndarray:
 
 
 class Oracle:
-    """Privileged: regenerates the episode and reads the intervened arm (sanity check)."""
+    """Control that regenerates a *public* episode from its id and reads the intervened arm.
+
+    It has no privilege: it shows that a public suite is reproducible from ``(suite, version,
+    index)`` by anyone holding the package, inside the sandbox too, and it fails on episodes it
+    cannot regenerate (the reserved half, drawn from a secret key).
+    """
 
     name = "oracle"
-    privileged = True
 
-    def predict_rows(self, rows: list[dict[str, Any]]) -> list[np.ndarray]:
+    def predict(self, v: ModelInput) -> np.ndarray:
         from causalarena.generator.temporal.suites import (
             generate_suite_episodes,
             get_temporal_suite,
         )
 
-        by_suite: dict[str, list[int]] = {}
-        for r in rows:
-            by_suite.setdefault(r["suite"], []).append(int(r["index"]))
-        eps = {}
-        for name, idx in by_suite.items():
-            for ep in generate_suite_episodes(get_temporal_suite(name), idx):
-                eps[(name, ep.index)] = ep
-        out = []
-        for r in rows:
-            ep = eps[(r["suite"], int(r["index"]))]
-            out.append(ep.x_int[np.asarray(r["query_times"]), int(r["query_column"])])
-        return out
+        suite, version, index = v.episode_id.rsplit("/", 2)
+        s = get_temporal_suite(suite)
+        if s.version != version:
+            raise ValueError(f"episode {v.episode_id}: the package has {suite} {s.version}")
+        ep = generate_suite_episodes(s, [int(index)])[0]
+        return ep.x_int[np.asarray(v.query_times), int(v.query_column)]
 
 
 class Zero:

@@ -14,11 +14,28 @@ onset (with shared noise it would reveal the noise of the counterfactual), ``y_t
 
 :class:`ModelInput` is built from *copies* of those fields only (read-only numpy arrays and a
 read-only mapping), has ``__slots__`` and refuses attribute assignment, so nothing reachable
-from it refers to the stored row.  Because code running in the harness's process could still
-inspect the caller's frames or the heap, :func:`evaluate` runs untrusted models with
-``isolation="process"`` (the default): the model is unpickled in a fresh *spawned* process
-that only ever receives the pickled views, and returns predictions.  ``isolation="none"``
-runs in-process (trusted baselines, faster).
+from it refers to the stored row.
+
+Isolation and its threat model
+------------------------------
+The threat: a submitted model that tries to reach the held-out answers (``y_true``, the
+intervened arm) instead of predicting them.  With ``isolation="process"`` (the default of
+:func:`evaluate`) the views are built *before* the model's process starts; the process is
+spawned fresh (no inherited memory), receives only the views, and confines itself with
+:func:`causalarena.sandbox.restrict` before it loads the model: on Linux with Landlock it can
+read only the Python runtime, the packages and the model's own module directory, write only a
+scratch directory, open no TCP connection and not ``ptrace`` or read ``/proc`` of the parent.
+The release path is never passed (and :func:`run_model` refuses a ``release`` inside a path
+the model may read).  Answers come back as one ``.npz`` of float64 arrays read with
+``allow_pickle=False``: the parent never unpickles anything the model produced, so no code
+of the model runs in the parent.  A model given as an import spec (``"module:attr"``,
+``"model.py:attr"``) is imported only inside the sandbox.  No attribute a model sets grants
+it more (there is no privileged path).  Without Landlock (other kernels and platforms) only
+process separation and the plain-array exchange hold; the child can then read any file the
+user can -- :func:`causalarena.sandbox.guarantees` says which case applies and every result
+records it.  Not prevented anywhere: regenerating a *public* episode from its id with the
+package (public suites are reproducible by design; the reserved half is the answer).
+``isolation="none"`` runs in-process (trusted baselines, faster).
 
 Predictions
 -----------
@@ -44,6 +61,7 @@ spurious effects: mean ``|pred_effect|`` and the fraction with ``|pred_effect| >
 from __future__ import annotations
 
 import json
+import os
 import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -199,17 +217,222 @@ def _predict_all(model: Any, views: list[ModelInput]) -> list[Any]:
     return [model.predict(v) for v in views]
 
 
-def run_model(model: Any, views: list[ModelInput], isolation: str = "process") -> list[Any]:
-    """Predictions of ``model`` on ``views`` (in a spawned process unless ``"none"``)."""
-    if isolation == "none":
-        return _predict_all(model, views)
-    if isolation != "process":
-        raise ValueError("isolation must be 'process' or 'none'")
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+class HarnessError(RuntimeError):
+    """A model failed, timed out or answered in the wrong form inside its sandbox."""
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as ex:
-        return ex.submit(_predict_all, model, views).result()
+
+_RESULT_CAP = 1 << 30  # bytes a child may send back
+
+
+def _load_model(spec: Any) -> Any:
+    """The model inside the child: parent-pickled bytes, or ``"module:attr"`` /
+    ``"path/to/file.py:attr"`` imported only here (``attr`` is called when it is a class)."""
+    import importlib
+    import importlib.util
+    import pickle
+
+    if isinstance(spec, bytes):
+        return pickle.loads(spec)
+    mod_name, _, attr = str(spec).rpartition(":")
+    if not mod_name or not attr:
+        raise ValueError(f"model spec {spec!r} must be 'module:attr' or 'file.py:attr'")
+    if mod_name.endswith(".py"):
+        u = importlib.util.spec_from_file_location("_causalarena_model", mod_name)
+        if u is None or u.loader is None:
+            raise ValueError(f"cannot import model file {mod_name}")
+        mod = importlib.util.module_from_spec(u)
+        u.loader.exec_module(mod)
+    else:
+        mod = importlib.import_module(mod_name)
+    obj = getattr(mod, attr)
+    return obj() if isinstance(obj, type) else obj
+
+
+def _pack(preds: list[dict[str, Any]]) -> bytes:
+    """Predictions as one ``.npz`` of plain float64 arrays (no pickled objects)."""
+    import io
+
+    arrays: dict[str, np.ndarray] = {"level": np.array([p["level"] for p in preds], np.float64)}
+    for k in ("mean", "lower", "upper", "effect"):
+        have = np.array([k in p for p in preds], dtype=bool)
+        arrays[f"has_{k}"] = have
+        vals = [p[k] for p in preds if k in p]
+        arrays[k] = np.concatenate(vals) if vals else np.zeros(0)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _unpack(data: bytes, sizes: list[int]) -> list[dict[str, Any]]:
+    """Inverse of :func:`_pack`, refusing object arrays and wrong sizes."""
+    import io
+
+    try:
+        z = np.load(io.BytesIO(data), allow_pickle=False)
+        arrays = {k: z[k] for k in z.files}
+    except Exception as exc:  # malformed archive from the child
+        raise HarnessError(
+            f"the model's answer is not a valid prediction archive ({exc})"
+        ) from None
+    n = len(sizes)
+    out: list[dict[str, Any]] = [{} for _ in range(n)]
+    try:
+        level = np.asarray(arrays["level"], dtype=np.float64)
+        if level.shape != (n,):
+            raise ValueError("level")
+        for i in range(n):
+            out[i]["level"] = float(level[i])
+        for k in ("mean", "lower", "upper", "effect"):
+            have = np.asarray(arrays[f"has_{k}"], dtype=bool)
+            flat = np.asarray(arrays[k], dtype=np.float64)
+            if have.shape != (n,) or (k == "mean" and not have.all()):
+                raise ValueError(k)
+            want = int(sum(sz for sz, h in zip(sizes, have, strict=True) if h))
+            if flat.shape != (want,):
+                raise ValueError(k)
+            pos = 0
+            for i, (sz, h) in enumerate(zip(sizes, have, strict=True)):
+                if h:
+                    out[i][k] = flat[pos : pos + sz].copy()
+                    pos += sz
+    except (KeyError, ValueError, TypeError) as exc:
+        raise HarnessError(f"the model's answer has a wrong or missing field ({exc})") from None
+    return out
+
+
+def _sandbox_child(conn: Any, read: list[str], sandbox: bool) -> None:
+    """Body of the model's process: confine itself, then load the model and answer."""
+    import tempfile
+
+    from causalarena.sandbox import no_core_dumps, restrict
+
+    scratch = tempfile.mkdtemp(prefix="causalarena-model-")
+    os.chdir(scratch)
+    os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+    no_core_dumps()
+    try:
+        if sandbox:
+            restrict(read, [scratch, "/dev/null"])
+        payload = conn.recv()  # pickled by the parent (trusted direction)
+        model = _load_model(payload["model"])
+        views = payload["views"]
+        preds = [_normalise(model.predict(v), len(v.query_times)) for v in views]
+        conn.send_bytes(b"OK" + _pack(preds))
+    except BaseException as exc:  # reported as text; the parent never unpickles from here
+        msg = f"{type(exc).__name__}: {exc}"[:2000]
+        try:
+            conn.send_bytes(b"ER" + msg.encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+
+def _model_read_paths(model: Any) -> list[str]:
+    """Directories the child must read to import the model (its module's directory)."""
+    if isinstance(model, str):
+        mod, _, _ = model.rpartition(":")
+        if mod.endswith(".py"):
+            return [str(Path(mod).resolve().parent)]
+        import importlib.util
+
+        try:
+            u = importlib.util.find_spec(mod)
+        except (ImportError, ValueError):
+            u = None
+        return [str(Path(u.origin).resolve().parent)] if u is not None and u.origin else []
+    import sys
+
+    m = sys.modules.get(type(model).__module__)
+    f = getattr(m, "__file__", None)
+    return [str(Path(f).resolve().parent)] if f else []
+
+
+def run_model(
+    model: Any,
+    views: list[ModelInput],
+    isolation: str = "process",
+    *,
+    timeout: float | None = None,
+    release: str | Path | None = None,
+    _sandbox: bool = True,
+) -> list[dict[str, Any]]:
+    """Normalised predictions of ``model`` on ``views`` (see the module docstring).
+
+    Parameters
+    ----------
+    model : object with ``predict(view)``, or str
+        An object (pickled here, unpickled only in the model's process), or an import spec
+        ``"module:attr"`` / ``"path/to/model.py:attr"`` that only the model's process imports
+        (``attr`` is instantiated when it is a class) -- use a spec for untrusted code.
+    isolation : {"process", "none"}
+        ``"process"``: a spawned process that receives only the views, confines itself with
+        :func:`causalarena.sandbox.restrict` (Landlock, where the kernel has it) before it loads
+        the model, and sends back plain float64 arrays; the parent is non-dumpable meanwhile.
+        ``"none"``: in this process (trusted baselines).
+    timeout : float, optional
+        Seconds for the whole batch; the process is killed when it passes.
+    release : path, optional
+        The release folder the rows came from; refused when the sandbox could read it.
+
+    Raises
+    ------
+    HarnessError
+        The model raised, died, timed out, or answered in the wrong form (the message says which).
+    ValueError
+        Unknown ``isolation``, or ``release`` inside a path the model may read.
+    """
+    sizes = [len(v.query_times) for v in views]
+    if isolation == "none":
+        if isinstance(model, str):
+            model = _load_model(model)
+        return [_normalise(p, n) for p, n in zip(_predict_all(model, views), sizes, strict=True)]
+    if isolation != "process":
+        raise ValueError(f"isolation must be 'process' or 'none', got {isolation!r}")
+    import multiprocessing as mp
+    import pickle
+    from multiprocessing.connection import wait
+
+    from causalarena.sandbox import runtime_paths, set_dumpable
+
+    read = runtime_paths() + _model_read_paths(model)
+    if release is not None:
+        rel = Path(release).resolve()
+        for p in read:
+            if rel == Path(p) or Path(p) in rel.parents:
+                raise ValueError(
+                    f"release folder {rel} is inside {p}, which the model's process may read; "
+                    "move the release or the model"
+                )
+    spec = model if isinstance(model, str) else pickle.dumps(model)
+    ctx = mp.get_context("spawn")
+    here, there = ctx.Pipe()
+    proc = ctx.Process(target=_sandbox_child, args=(there, read, _sandbox), daemon=True)
+    prev = set_dumpable(False)
+    try:
+        proc.start()
+        there.close()
+        here.send({"model": spec, "views": views})
+        ready = wait([here, proc.sentinel], timeout)
+        if here not in ready:
+            if not ready:
+                raise HarnessError(f"the model did not answer within {timeout:g} s (killed)")
+            raise HarnessError(f"the model's process died (exit code {proc.exitcode})")
+        try:
+            msg = here.recv_bytes(_RESULT_CAP)
+        except (EOFError, OSError) as exc:
+            raise HarnessError(f"the model's process died before answering ({exc})") from None
+    finally:
+        if prev is not None:
+            set_dumpable(prev)
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        here.close()
+    if msg[:2] == b"ER":
+        raise HarnessError(f"the model failed: {msg[2:].decode('utf-8', 'replace')}")
+    if msg[:2] != b"OK":
+        raise HarnessError("the model's process sent an unreadable answer")
+    return _unpack(msg[2:], sizes)
 
 
 def load_rows(folder: str | Path, config: str, limit: int | None = None) -> list[dict[str, Any]]:
@@ -225,22 +448,29 @@ def load_rows(folder: str | Path, config: str, limit: int | None = None) -> list
 
 
 def evaluate(
-    model: Any, rows: Iterable[dict[str, Any]], *, isolation: str = "process"
+    model: Any,
+    rows: Iterable[dict[str, Any]],
+    *,
+    isolation: str = "process",
+    timeout: float | None = None,
+    release: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Run a model on decoded rows and score it (see :func:`score`).
+    """Run a model on decoded rows and score it (see :func:`score` and :func:`run_model`).
 
-    A model with ``privileged = True`` (only :class:`~causalarena.baselines.temporal.Oracle`)
-    is given the stored rows through ``predict_rows`` instead of views.
+    No attribute of the model grants it more than its views (there is no privileged path):
+    the :class:`~causalarena.baselines.temporal.Oracle` control reaches the answers the way any
+    model could, by regenerating a *public* episode from its id with the package's generator.
+    The result records the isolation that was enforced (``result["isolation"]``).
     """
+    from causalarena.sandbox import guarantees
+
     rows = list(rows)
-    if getattr(model, "privileged", False):
-        preds = model.predict_rows(rows)
-    else:
-        views = [make_input(r) for r in rows]
-        preds = run_model(model, views, isolation)
-    recs = [{**_normalise(p, len(r["y_true"])), "row": r} for p, r in zip(preds, rows, strict=True)]
+    views = [make_input(r) for r in rows]
+    preds = run_model(model, views, isolation, timeout=timeout, release=release)
+    recs = [{**p, "row": r} for p, r in zip(preds, rows, strict=True)]
     out = score(recs)
-    info = getattr(model, "info", None)
+    out["isolation"] = {"mode": isolation, **(guarantees() if isolation == "process" else {})}
+    info = None if isinstance(model, str) else getattr(model, "info", None)
     if info:
         out["model_info"] = dict(info)
     return out
