@@ -85,7 +85,8 @@ def test_benchmark_table_cells_and_unweighted_avg_over_supported_cells():
     assert f1.loc[("B", "Avg", ""), "mean"] == pytest.approx((0.5 + 0.3) / 2)
     assert f1.loc[("B", "Avg", ""), "n_cells"] == 2
     wide = an.format_benchmark_table(t)
-    assert list(wide.columns) == ["semantic obs", "synthetic obs", "synthetic obs+int", "Avg"]
+    # the paper's family order: Synthetic, then Semantic (then Formula)
+    assert list(wide.columns) == ["synthetic obs", "synthetic obs+int", "semantic obs", "Avg"]
     assert list(wide.index) == ["A", "B"]  # by Avg F1
     assert wide.loc["A", "synthetic obs"] == "0.300 (0.141) / 2.00 (1.41)"
     assert wide.loc["B", "synthetic obs+int"] == "– / –"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from causalarena.generator.scenario.card import SECTION_COLUMNS, card_sections, mix_counts
@@ -126,3 +127,12 @@ def test_croissant_describes_the_scenario_fields(formula_release):
         assert fields[name] != name and len(fields[name]) > 20
     assert "formula node" in fields["equations"]
     assert "semantic or formula" in fields["family"]
+
+
+def test_scores_carry_the_domain_slice_factor(formula_release):
+    from causalarena.eval.score import read_truth
+
+    truth = read_truth(formula_release, "formula-obs")
+    domains = {t["domain"] for t in truth.values()}
+    rows = pq.read_table(formula_release / "data/formula-obs", columns=["domain"])
+    assert domains == set(rows["domain"].to_pylist()) and len(domains) >= 2

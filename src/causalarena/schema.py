@@ -15,6 +15,9 @@ SLICE_FACTORS: tuple[str, ...] = (
     "root_dependency",
     "difficulty",
 )
+#: Factor columns only some families store (the scenario families' ``domain``, paper
+#: section 6.3); the scorer and the reports carry them where the shards have them.
+OPTIONAL_FACTORS: tuple[str, ...] = ("domain",)
 
 
 # ----------------------------------------------------------------------------- array columns

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from causalarena.schema import SLICE_FACTORS
+from causalarena.schema import OPTIONAL_FACTORS, SLICE_FACTORS
 
 __all__ = [
     "CONTROL_METHODS",
@@ -103,6 +103,7 @@ INSTANCE_COLUMNS = (
     "setting",
     "family",
     *SLICE_FACTORS,
+    *OPTIONAL_FACTORS,
     "n",
 )
 #: Columns describing the method or the release (constant per method / per table).
@@ -1133,6 +1134,14 @@ def benchmark_table(
     return out.sort_values(["method", "metric"], kind="stable").reset_index(drop=True)
 
 
+#: Column order of the paper's Table 2 (other families follow, sorted).
+TABLE2_FAMILIES = ("synthetic", "semantic", "formula")
+
+
+def _family_rank(family: Any) -> int:
+    return TABLE2_FAMILIES.index(family) if family in TABLE2_FAMILIES else len(TABLE2_FAMILIES)
+
+
 def format_benchmark_table(table: pd.DataFrame, missing: str = "–") -> pd.DataFrame:
     """Render :func:`benchmark_table` as the paper's wide table of ``mean (sd)`` strings.
 
@@ -1147,9 +1156,10 @@ def format_benchmark_table(table: pd.DataFrame, missing: str = "–") -> pd.Data
     -------
     pandas.DataFrame
         Index ``method`` (sorted by the ``Avg`` of the first metric, best first); one column
-        per ``"<family> <split>"`` cell and a last ``Avg`` column.  Each cell joins the
-        metrics with `` / `` (e.g. ``"0.512 (0.210) / 12.30 (5.10)"``); ``Avg`` cells give the
-        mean only.
+        per ``"<family> <split>"`` cell, families in the paper's order (synthetic, semantic,
+        formula, then any other sorted; :data:`TABLE2_FAMILIES`), and a last ``Avg`` column.
+        Each cell joins the metrics with `` / `` (e.g. ``"0.512 (0.210) / 12.30 (5.10)"``);
+        ``Avg`` cells give the mean only.
     """
     metrics = list(dict.fromkeys(table["metric"]))
 
@@ -1162,10 +1172,8 @@ def format_benchmark_table(table: pd.DataFrame, missing: str = "–") -> pd.Data
         return f"{spec.format(mean)} ({spec.format(sd)})"
 
     cells = table[table["family"] != "Avg"]
-    cols = [
-        f"{f} {s}"
-        for f, s in sorted({(f, s) for f, s in zip(cells["family"], cells["split"], strict=True)})
-    ]
+    pairs = {(f, s) for f, s in zip(cells["family"], cells["split"], strict=True)}
+    cols = [f"{f} {s}" for f, s in sorted(pairs, key=lambda p: (_family_rank(p[0]), p))]
     cols.append("Avg")
     out: dict[str, dict[str, str]] = {}
     for (method, fam, split), sub in table.groupby(["method", "family", "split"], sort=False):

@@ -65,6 +65,7 @@ DEFAULT_FACTORS = (
     "root_tags",
     "root_dependency",
     "difficulty_stressors",
+    "domain",
 )
 #: Placeholder of an undefined cell in the Markdown and HTML leaderboards.
 MISSING = "–"
@@ -646,6 +647,10 @@ def write_report(
             }
         )
 
+    # self-centred domain F1 shifts of the scenario families (paper section 6.3, Figure 17)
+    if "f1" in inst.columns:
+        sections += _domain_shift_sections(inst, out, prov, meta, keep, figures)
+
     # sortability controls against PC, per graph family (issue 10 section 1)
     methods_present = set(inst["method"])
     if (
@@ -903,6 +908,52 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]
             "Sample size and intervention protocol",
             plots.plot_metric_vs_n(f1n, out / "plots" / "f1_vs_n.png", metadata=meta),
             "Mean F1 against the observation-only sample size n (paper Figure 6a)",
+        )
+    return sections
+
+
+def _domain_shift_sections(inst, out, prov, meta, keep, figures) -> list[dict[str, Any]]:
+    """``domain_shifts.csv``, one table and one heatmap per family with a ``domain`` column."""
+    from causalarena.eval.domains import domain_shift_matrix, domain_shifts
+
+    shifts = domain_shifts(inst, "f1")
+    if shifts.empty:
+        return []
+    keep(_write_csv(shifts, out / "domain_shifts.csv", prov))
+    sections = []
+    for family in sorted(set(shifts["family"]), key=lambda f: (an._family_rank(f), f)):
+        mat, std = domain_shift_matrix(shifts, family)
+        rows = [
+            [str(m), *[_fmt(v, "{:+.3f}") for v in mat.loc[m]], _fmt(std[m], "{:.3f}")]
+            for m in mat.index
+        ]
+        sections.append(
+            {
+                "title": f"Self-centred domain F1 shifts: {family} (observation-only)",
+                "note": "A method's mean F1 on a domain minus its own mean F1 over the "
+                f"family's units (its {family} obs cell of the benchmark table); Std is the "
+                "population standard deviation of the method's shifts across domains (paper "
+                "section 6.3, Figure 17). Methods ordered by Std, most domain-sensitive first.",
+                "table": _table(["Method", *map(str, mat.columns), "Std"], rows, [0]),
+                "id": f"domain-shifts-{_safe(family)}",
+            }
+        )
+        path = plots.plot_domain_shifts(
+            mat,
+            std,
+            out / "plots" / f"domain_shifts_{_safe(family)}.png",
+            family=family,
+            metadata=meta,
+        )
+        keep(path)
+        figures.append(
+            (
+                "Domains (self-centred F1)",
+                path.relative_to(out).as_posix(),
+                f"{family} domains: F1 shift of each method from its own family average, with "
+                "its std across domains (paper Figure 17)",
+                mat.shape[1] > 8,
+            )
         )
     return sections
 

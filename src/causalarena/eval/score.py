@@ -60,7 +60,7 @@ from causalarena.eval.predictions import (
     validate_prediction,
 )
 from causalarena.eval.runner import instance_seed
-from causalarena.schema import SLICE_FACTORS
+from causalarena.schema import OPTIONAL_FACTORS, SLICE_FACTORS
 
 __all__ = [
     "FALLBACK_STATUSES",
@@ -180,7 +180,10 @@ def read_truth(release: str | os.PathLike, config: str) -> dict[str, dict[str, A
     """
     release = Path(release)
     _verify_config(release, config)
-    table = pq.read_table(release / "data" / config, columns=TRUTH_COLUMNS).to_pylist()
+    shard = next(iter(sorted((release / "data" / config).glob("*.parquet"))), None)
+    names = set(pq.read_schema(shard).names) if shard is not None else set()
+    extra = [c for c in OPTIONAL_FACTORS if c in names]  # e.g. the scenario `domain`
+    table = pq.read_table(release / "data" / config, columns=TRUTH_COLUMNS + extra).to_pylist()
     out = {}
     for r in table:
         d = r["d"]
