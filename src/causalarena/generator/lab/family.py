@@ -7,6 +7,16 @@ SCM in the ``spec`` column.  Work units: one per config (``cfg-<config>``); a un
 function of ``(suite, version, seed, config, scale)``.  ``lab-causalab-v0.0.2`` converts the
 public CausaLab release (Apache-2.0); ``prepare`` refuses the build unless the release is on
 disk and matches its own ``checksums.sha256``.
+
+Reserved half (generated suites only; the converted public CausaLab suite has none): one
+reserved unit per config (``reserved-<config>``) with as many episodes as the public config
+at that scale, drawn exactly like public ones with the suite seed replaced by the
+key-derived entropy ``HMAC-SHA256(key, "causalarena/reserved/seed/<suite>/<version>/
+lab/episodes")`` -- one base seed for the whole suite, so the quadratic, hidden and golden
+configs keep reusing the main configs' graphs (matched controls) in the reserved half too.
+Reserved episode ids are ``<suite>/<config>/r<index>`` (never a public id).  The
+commitment of an episode covers its whole row (every column, sorted-key JSON) as its
+``spec_json``, with an empty ``X``/``mask`` (lab rows hold no sample table).
 """
 
 from __future__ import annotations
@@ -148,6 +158,59 @@ def text(suite: str) -> CardText:
     )
 
 
+# ------------------------------------------------------------------ reserved half
+def reserved_units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    """One reserved unit per config of a generated suite (none for the converted suite)."""
+    if suite == PUBLIC_SUITE:
+        return []
+    info = SUITE_INFO[suite]
+    return [
+        Unit(
+            suite,
+            info.version,
+            None,
+            scale,
+            f"reserved-{config_name(c)}",
+            {"config": c, "entropy_name": "lab/episodes"},
+        )
+        for c in _configs(suite)
+    ]
+
+
+def run_reserved(unit: Unit, ss: Any) -> UnitResult:
+    """The config's reserved episodes, drawn with the key-derived base seed ``ss.entropy``."""
+    import dataclasses
+
+    from causalarena.generator.lab.episode import draw_episode
+    from causalarena.generator.lab.suites import get_lab_suite
+
+    cfg = get_lab_suite(unit.suite).config(unit.params["config"])
+    from causalarena.generator.lab.suites import _count
+
+    n = _count(cfg.n_episodes, unit.scale)
+    eps = []
+    for i in range(n):
+        ep = draw_episode(unit.suite, int(ss.entropy), cfg, i)
+        eid = f"{unit.suite}/{cfg.name}/r{i:03d}"
+        eps.append(
+            dataclasses.replace(ep, episode_id=eid, spec=ep.spec.model_copy(update={"scm_id": eid}))
+        )
+    return UnitResult(
+        tables={config_name(cfg.name): to_arrow(eps)}, audit=[{"attempts": 1} for _ in eps]
+    )
+
+
+def reserved_instances(config: str, table: Any):
+    """``(episode_id, row JSON, empty X, empty mask)`` per row: the row is the commitment."""
+    import json
+
+    import numpy as np
+
+    for row in table.to_pylist():
+        empty = np.zeros((0, int(row["n_nodes"])), dtype=np.float32)
+        yield row["episode_id"], json.dumps(row, sort_keys=True), empty, empty.astype(bool)
+
+
 SUITE_INFO: dict[str, SuiteInfo] = {
     **{n: SuiteInfo(n, s.version, s.seed, tuple(SCALES)) for n, s in LAB_SUITES.items()},
     PUBLIC_SUITE: SuiteInfo(PUBLIC_SUITE, PUBLIC_VERSION, SEED, tuple(SCALES)),
@@ -162,5 +225,9 @@ FAMILY = Family(
     header=header,
     text=text,
     prepare=prepare,
+    reserved_units=reserved_units,
+    run_reserved=run_reserved,
+    reserved_instances=reserved_instances,
+    reserved_suites=frozenset(LAB_SUITES),
     code=("generator/lab",),
 )
