@@ -25,7 +25,7 @@ def test_scenario_suite_builds_public_half_with_scenario_columns(tmp_path, kind)
     out = build(f"arena-{kind}", scale="mini", out=tmp_path / "a", quiet=True)
     names = pool(kind)
     public = public_names(f"arena-{kind}")
-    assert len(public) == -(-len(names) // 2) and set(public) <= set(names)
+    assert public == names  # the repository's files are the public half (reserved: private)
     man = json.loads((out / "manifest.json").read_text())
     assert man["definition"]["public"] == public
     obs = pq.read_table(out / f"data/{kind}-obs").to_pylist()

@@ -1,9 +1,9 @@
 """The semantic and formula pools as release families (``arena-semantic``, ``arena-formula``).
 
-Each shipped scenario file (:mod:`.pool`) is one SCM.  The pool of a family is split 50/50
-into a public and a reserved half by a permutation seeded by the suite (paper section 4:
-"the public package releases half of each family"); builds write the public half only.  One
-work unit per public scenario: it runs the release gate (:mod:`.gate`) and refuses to write a
+Each shipped scenario file (:mod:`.pool`) is one SCM.  The scenario files in the repository
+are the **public** half of a family (paper section 4: "the public package releases half of
+each family"); the reserved half is a second set of scenario files that never enters the
+repository (see "Reserved half" below).  One work unit per public scenario: it runs the release gate (:mod:`.gate`) and refuses to write a
 scenario with a blocking finding, then samples the ``obs`` split (1,000 rows) and the
 ``obsint`` split (800 + 200 rows) per replicate (mini: 1, full: 5).  ``prepare`` runs the
 pool-level anti-template rules over the whole pool of the family and refuses the build on a
@@ -13,14 +13,26 @@ Rows use the synthetic row schema plus ``domain``, ``scenario``, ``variable_mean
 ``units``, ``edge_rationales`` (``"parent -> child: rationale"``) and, for formula configs,
 ``equations`` (``"child = expression"``; the relation as written is in the spec metadata).
 
-Note: authored scenario files ship in the package, so the reserved half is held out of the
-published *data* only; a secret reserved pool needs its files kept outside the repository.
+Reserved half: the maintainers keep the reserved scenario files in a private folder named
+by the environment variable ``CAUSALARENA_RESERVED_SCENARIOS`` (:data:`RESERVED_ENV`), laid out
+like the package's: ``<folder>/<family>/<domain>/<id>.yaml``.  It is read only by the keyed
+commands (``build SUITE --reserved-key``, ``release freeze --reserved-key``, ``verify
+--reveal``); public builds and ``verify --rebuild`` never look at it.  A folder inside the
+package, a reserved id equal to a public one, or a reserved file byte-identical to a public
+one is refused.  One reserved unit per file, in sorted order (``reserved-NNNN``); its rows
+are sampled exactly like public ones, with the data seeds drawn from the key-derived
+SeedSequence (entropy name ``scenario/<domain>/<id>``) instead of the suite seed, and the
+scenario's SCM id replaced by ``<family>-reserved-NNNN`` so the public commitments (instance
+ids, unit keys) do not tell which scenario a reserved instance is; the file's name and sha256
+are private unit parameters (kept out of the manifest).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import zlib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,14 +92,10 @@ def _path(kind: str, name: str):
 
 
 def public_names(suite: str) -> list[str]:
-    """The public half of the pool (ceil(n/2) scenarios), in release order."""
-    kind = _kind(suite)
-    names = pool(kind)
-    rng = np.random.default_rng(
-        np.random.SeedSequence(SUITE_SEEDS[kind], spawn_key=(suite_key(suite), GENERATOR_REV, 7))
-    )
-    order = rng.permutation(len(names))
-    return [names[i] for i in sorted(order[: -(-len(names) // 2)])]
+    """The public half: every scenario file in the repository, in release (sorted) order.
+
+    The reserved half is not in the repository (:func:`reserved_files`)."""
+    return pool(_kind(suite))
 
 
 def data_seed(suite: str, index: int, setting: str, replicate: int) -> np.random.SeedSequence:
@@ -133,7 +141,10 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     ]
 
 
-def _rows(suite: str, kind: str, sc, spec, index: int, replicates: int) -> dict[str, dict]:
+def _rows(
+    suite: str, kind: str, sc, spec, index: int, replicates: int, seeds=None
+) -> dict[str, dict]:
+    """Rows of one scenario; ``seeds(setting, replicate)`` overrides :func:`data_seed`."""
     from causalarena.generator.sample import sample
     from causalarena.generator.scenario.compile import tag_of
     from causalarena.sortability import r2_sortability, varsortability
@@ -154,7 +165,8 @@ def _rows(suite: str, kind: str, sc, spec, index: int, replicates: int) -> dict[
         cols: dict[str, list] = {n: [] for n in schema.names}
         for rep in range(replicates):
             n_obs, n_int = (N_OBS, 0) if setting == "obs" else N_OBSINT
-            t = sample(spec, n_obs, n_int, data_seed(suite, index, setting, rep))
+            ss = data_seed(suite, index, setting, rep) if seeds is None else seeds(setting, rep)
+            t = sample(spec, n_obs, n_int, ss)
             obs = t.X[: t.n_obs]
             values = {
                 "instance_id": f"{spec.scm_id}/{setting}/r{rep}",
@@ -297,13 +309,128 @@ def text(suite: str) -> CardText:
         limitations=(
             "The scenarios are authored from domain knowledge; they are plausible, not "
             "measured, causal systems.",
-            "Scenario files ship with the package, so the reserved half is held out of the "
-            "published data only.",
+            "The reserved half is a separate set of authored scenarios kept outside the "
+            "repository; the public manifest commits to it (salted sha256 per instance) "
+            "without naming its scenarios.",
         ),
         column_docs=column_docs(kind),
         sections=card_sections,
         section_columns=SECTION_COLUMNS,
     )
+
+
+# ------------------------------------------------------------------ reserved half
+#: Environment variable naming the maintainers' private folder of reserved scenario files.
+RESERVED_ENV = "CAUSALARENA_RESERVED_SCENARIOS"
+
+
+def reserved_files(kind: str) -> list[Path]:
+    """The reserved scenario files of ``kind``: ``$CAUSALARENA_RESERVED_SCENARIOS/<kind>/
+    <domain>/<id>.yaml``, sorted.
+
+    Raises
+    ------
+    ReleaseError
+        The variable is unset, its folder has no ``<kind>/<domain>/*.yaml``, lies inside the
+        package, or a reserved file has a public scenario's id or bytes.
+    """
+    from causalarena.errors import ReleaseError
+    from causalarena.generator.scenario.pool import scenario_files
+
+    value = os.environ.get(RESERVED_ENV)
+    if not value:
+        raise ReleaseError(
+            f"arena-{kind}: the reserved half is read from a maintainer's private folder of "
+            f"scenario files; set {RESERVED_ENV} to it (layout <folder>/{kind}/<domain>/<id>"
+            ".yaml), or freeze with --no-reserved"
+        )
+    root = Path(value).expanduser() / kind
+    package = Path(__file__).resolve().parents[2]
+    if root.resolve().is_relative_to(package):
+        raise ReleaseError(
+            f"{RESERVED_ENV}={value}: lies inside the package ({package}); reserved scenarios "
+            "must stay outside the repository"
+        )
+    files = sorted(root.glob("*/*.yaml"))
+    if not files:
+        raise ReleaseError(
+            f"{RESERVED_ENV}={value}: no reserved {kind} scenario files ({root}/<domain>/<id>.yaml)"
+        )
+    public = scenario_files(kind)
+    ids = {f.stem for f in public}
+    digests = {hashlib.sha256(f.read_bytes()).hexdigest() for f in public}
+    for f in files:
+        if f.stem in ids or hashlib.sha256(f.read_bytes()).hexdigest() in digests:
+            raise ReleaseError(
+                f"{f}: reserved scenario {f.stem!r} is also a public scenario file; a reserved "
+                "scenario must not be derivable from the repository"
+            )
+    return files
+
+
+def reserved_units(suite: str, scale: str, options: Any = None) -> list[Unit]:
+    """One reserved unit per private scenario file (see the module docstring)."""
+    kind = _kind(suite)
+    out = []
+    for i, f in enumerate(reserved_files(kind)):
+        name = f"{f.parent.name}/{f.stem}"
+        params = {
+            "reserved_index": i,
+            "entropy_name": f"scenario/{name}",
+            "_name": name,
+            "_sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
+        }
+        out.append(Unit(suite, VERSION, None, scale, f"reserved-{i:04d}", params))
+    return out
+
+
+def run_reserved(unit: Unit, ss: Any) -> UnitResult:
+    """Gate one reserved scenario, then sample its rows from the key-derived ``ss``."""
+    from causalarena.errors import ReleaseError
+    from causalarena.generator.scenario.compile import compile_scenario
+    from causalarena.generator.scenario.gate import check_scenario
+    from causalarena.generator.scenario.schema import load_scenario
+
+    kind = _kind(unit.suite)
+    name, i = str(unit.params["_name"]), int(unit.params["reserved_index"])
+    path = Path(os.environ.get(RESERVED_ENV, "")).expanduser() / kind / f"{name}.yaml"
+    if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != unit.params.get(
+        "_sha256"
+    ):
+        raise ReleaseError(f"{path}: reserved scenario file is missing or changed during the run")
+    sc = load_scenario(path)
+    rep = check_scenario(sc, name)
+    if rep.blocking:
+        raise AuditError(
+            f"{unit.suite}: reserved scenario {path} fails the release gate: "
+            + "; ".join(f"[{f.rule}] {f.variable or '-'}: {f.message}" for f in rep.blocking[:5])
+        )
+    spec = compile_scenario(sc).model_copy(update={"scm_id": f"{kind}-reserved-{i:04d}"})
+    entropy = ss.entropy
+
+    def seeds(setting: str, rep_: int) -> np.random.SeedSequence:
+        return np.random.SeedSequence(
+            entropy, spawn_key=(GENERATOR_REV, SETTINGS.index(setting), rep_)
+        )
+
+    per = _rows(unit.suite, kind, sc, spec, i, REPLICATES[unit.scale], seeds)
+    schema = row_schema(kind)
+    return UnitResult(
+        tables={c: _to_arrow(cols, schema) for c, cols in per.items()},
+        audit=[{"attempts": 1, "rejections": []}],
+    )
+
+
+def reserved_instances(config: str, table: Any):
+    """``(instance_id, spec_json, X (n, d) float32, mask (n, d) bool)`` per row."""
+    for row in table.select(["instance_id", "spec", "variables", "X", "mask"]).to_pylist():
+        d = len(row["variables"])
+        yield (
+            row["instance_id"],
+            row["spec"],
+            np.asarray(row["X"], dtype=np.float32).reshape(-1, d),
+            np.asarray(row["mask"], dtype=bool).reshape(-1, d),
+        )
 
 
 def make_family(kind: str) -> Family:
@@ -318,6 +445,9 @@ def make_family(kind: str) -> Family:
         header=header,
         text=text,
         prepare=prepare,
+        reserved_units=reserved_units,
+        run_reserved=run_reserved,
+        reserved_instances=reserved_instances,
         code=(
             "generator/scenario",
             f"generator/{kind}",
