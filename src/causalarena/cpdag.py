@@ -55,18 +55,22 @@ def cpdag_of_dag(a: NDArray[np.bool_]) -> NDArray[np.bool_]:
     adj = a | a.T
     non = ~adj
     np.fill_diagonal(non, False)
-    directed = a & bool_matmul(non, a)  # i -> k <- j with i, j non-adjacent
+    non_f = non.astype(np.float32)
+    directed = a & ((non_f @ a.astype(np.float32)) > 0.5)  # i -> k <- j, i, j non-adjacent
     undirected = adj & ~directed & ~directed.T
     while undirected.any():
+        d_f = directed.astype(np.float32)
         # R1: k -> i, i - j, k and j non-adjacent  =>  i -> j
         # R2: i -> k -> j, i - j  =>  i -> j
-        new = undirected & (bool_matmul(directed.T, non) | bool_matmul(directed, directed))
+        new = undirected & (((d_f.T @ non_f) > 0.5) | ((d_f @ d_f) > 0.5))
         # R3: i - k -> j, i - l -> j, k and l non-adjacent, i - j  =>  i -> j
-        count = undirected.astype(np.float32) @ directed.astype(np.float32)
-        for i, j in np.argwhere(undirected & ~new & (count > 1.5)):
-            cand = np.flatnonzero(undirected[i] & directed[:, j])
-            if non[np.ix_(cand, cand)].any():
-                new[i, j] = True
+        cand3 = undirected & ~new
+        if cand3.any():
+            count = undirected.astype(np.float32) @ d_f
+            for i, j in np.argwhere(cand3 & (count > 1.5)):
+                cand = np.flatnonzero(undirected[i] & directed[:, j])
+                if non[np.ix_(cand, cand)].any():
+                    new[i, j] = True
         if not new.any():
             break
         if (new & ~a).any():  # the rules are sound: this cannot happen

@@ -83,22 +83,31 @@ def _check_square(x: ArrayLike, what: str) -> NDArray[Any]:
 def _check_binary(x: ArrayLike, what: str) -> NDArray[np.int8]:
     """Validate a 0/1 adjacency matrix with zero diagonal and return it as int8."""
     a = _check_square(x, what)
-    if np.issubdtype(a.dtype, np.floating):
-        nan = np.isnan(a)
-        if nan.any():
-            raise ValueError(f"{what} contains NaN at index {_first_index(nan)}")
-    bad = (a != 0) & (a != 1)
-    if bad.any():
-        idx = _first_index(bad)
-        raise ValueError(
-            f"{what} must be binary (0/1), found value {a[idx].item()!r} at index {idx}; "
-            "threshold edge probabilities before scoring and pass them as edge_scores"
-        )
-    diag = np.flatnonzero(np.diag(a))
+    if a.dtype == np.bool_:
+        pass  # always binary
+    elif a.dtype == np.int8 or a.dtype == np.uint8:
+        if (a.view(np.uint8) > 1).any():
+            _raise_not_binary(a, what)
+    else:
+        if np.issubdtype(a.dtype, np.floating):
+            nan = np.isnan(a)
+            if nan.any():
+                raise ValueError(f"{what} contains NaN at index {_first_index(nan)}")
+        if ((a != 0) & (a != 1)).any():
+            _raise_not_binary(a, what)
+    diag = np.flatnonzero(np.diagonal(a))
     if diag.size:
         i = int(diag[0])
         raise ValueError(f"{what} has a self-loop at node {i} (entry ({i}, {i}) is nonzero)")
-    return a.astype(np.int8)
+    return a if a.dtype == np.int8 else a.astype(np.int8)
+
+
+def _raise_not_binary(a: NDArray[Any], what: str) -> None:
+    idx = _first_index((a != 0) & (a != 1))
+    raise ValueError(
+        f"{what} must be binary (0/1), found value {a[idx].item()!r} at index {idx}; "
+        "threshold edge probabilities before scoring and pass them as edge_scores"
+    )
 
 
 def _check_symmetric(a: NDArray[Any], what: str) -> None:
@@ -153,20 +162,29 @@ def _find_cycle(adj: NDArray[Any]) -> list[int] | None:
 def _is_acyclic(adj: NDArray[Any]) -> bool:
     """True iff ``adj`` (i -> j convention) has no directed cycle.
 
-    Peels all sources at once until none is left (one vectorised step per level of the
-    longest path), so a DAG of depth ``L`` costs ``L`` steps.
+    Kahn's algorithm over the edge list (extracted at once with ``numpy.nonzero``): a graph
+    is acyclic iff repeatedly removing nodes without remaining parents removes them all.
+    Costs O(d + e).
     """
-    a = np.asarray(adj) != 0
-    if not a.any():
+    a = np.asarray(adj)
+    rows, cols = np.nonzero(a)
+    if rows.size == 0:
         return True
-    indeg = a.sum(axis=0)
-    alive = np.ones(a.shape[0], dtype=bool)
-    while True:
-        src = alive & (indeg == 0)
-        if not src.any():
-            return not alive.any()
-        alive &= ~src
-        indeg = indeg - a[src].sum(axis=0)
+    d = a.shape[0]
+    indeg = np.bincount(cols, minlength=d).tolist()
+    start = np.searchsorted(rows, np.arange(d + 1)).tolist()
+    child = cols.tolist()
+    ready = [v for v in range(d) if indeg[v] == 0]
+    seen = 0
+    while ready:
+        v = ready.pop()
+        seen += 1
+        for k in range(start[v], start[v + 1]):
+            w = child[k]
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                ready.append(w)
+    return seen == d
 
 
 # ----------------------------------------------------------------------------------------------
@@ -207,7 +225,7 @@ class MixedGraph:
     is_pag: bool = False
 
     def __post_init__(self) -> None:
-        directed = _check_binary(self.directed, "directed")
+        directed = _check_binary(self.directed, "directed").copy()
         d = directed.shape[0]
         both = (directed == 1) & (directed.T == 1)
         if both.any():
@@ -238,6 +256,26 @@ class MixedGraph:
             m.setflags(write=False)
             object.__setattr__(self, what, m)
 
+    @classmethod
+    def _trusted(
+        cls,
+        directed: NDArray[np.int8],
+        undirected: NDArray[np.bool_],
+        bidirected: NDArray[np.bool_],
+        is_pag: bool = False,
+    ) -> MixedGraph:
+        """Wrap arrays that are valid by construction (no checks; callers own the arrays)."""
+        g = object.__new__(cls)
+        for what, m in (
+            ("directed", directed),
+            ("undirected", undirected),
+            ("bidirected", bidirected),
+        ):
+            m.setflags(write=False)
+            object.__setattr__(g, what, m)
+        object.__setattr__(g, "is_pag", is_pag)
+        return g
+
     @property
     def d(self) -> int:
         """int: Number of nodes."""
@@ -246,12 +284,12 @@ class MixedGraph:
     @property
     def n_undirected(self) -> int:
         """int: Number of undirected pairs (each counted once)."""
-        return int(np.triu(self.undirected, 1).sum())
+        return int(np.count_nonzero(self.undirected)) // 2
 
     @property
     def n_bidirected(self) -> int:
         """int: Number of bidirected pairs (each counted once)."""
-        return int(np.triu(self.bidirected, 1).sum())
+        return int(np.count_nonzero(self.bidirected)) // 2
 
     def permuted(self, order: Sequence[int]) -> MixedGraph:
         """Return the graph whose node ``k`` is node ``order[k]`` of this graph.
@@ -311,8 +349,12 @@ def mixed_graph(adjacency: ArrayLike, bidirected: ArrayLike | None = None) -> Mi
                 f"pair ({i}, {j}) is marked bidirected but adjacency has it directed one way "
                 f"(A[{i}, {j}] = {int(a[i, j])}, A[{j}, {i}] = {int(a[j, i])})"
             )
+    sym = a & a.T
+    if bidirected is None:
+        # valid by construction: one-way pairs directed, symmetric pairs undirected
+        return MixedGraph._trusted((a & ~sym).view(np.int8), sym, bi)
     directed = a & ~a.T & ~bi
-    undirected = a & a.T & ~bi
+    undirected = sym & ~bi
     return MixedGraph(directed.astype(np.int8), undirected, bi)
 
 
@@ -917,12 +959,15 @@ def score_graph(
 
     if graph is not None:
         pred = orient_randomly(graph, seed=seed, names=keys_true)
-        t, p = truth.astype(bool), pred.astype(bool)
+        t, p = truth.view(np.bool_), pred.view(np.bool_)
+        # both are directed graphs without 2-cycles: a pair present in both with different
+        # marks is a reversal, counted by t & p.T (each unordered pair once)
         tp = int(np.count_nonzero(t & p))
-        fp = int(np.count_nonzero(p)) - tp
-        fn = int(np.count_nonzero(t)) - tp
-        no = np.zeros_like(t)
-        shd, n_missing, n_extra, n_rev = _shd_codes(_codes(t, no), _codes(p, no), reversal_cost)
+        n_rev = int(np.count_nonzero(t & p.T))
+        n_t, n_p = int(np.count_nonzero(t)), int(np.count_nonzero(p))
+        fp, fn = n_p - tp, n_t - tp
+        n_missing, n_extra = n_t - tp - n_rev, n_p - tp - n_rev
+        shd = n_missing + n_extra + reversal_cost * n_rev
         result.update(
             tp=tp,
             fp=fp,
@@ -1089,9 +1134,27 @@ def _pattern_shd(
     reversal_cost: int,
     true_pattern: ArrayLike | None = None,
 ) -> int:
-    t = _cpdag_of(truth.astype(bool)) if true_pattern is None else np.asarray(true_pattern) != 0
-    code_t = _codes(t & ~t.T, t & t.T)
-    if graph.n_undirected == 0 and graph.n_bidirected == 0 and _is_acyclic(graph.directed):
-        p = _cpdag_of(graph.directed.astype(bool))
-        return _shd_codes(code_t, _codes(p & ~p.T, p & p.T), reversal_cost)[0]
-    return _shd_codes(code_t, _pair_codes(graph), reversal_cost)[0]
+    t = _cpdag_of(truth.view(np.bool_)) if true_pattern is None else np.asarray(true_pattern) != 0
+    if graph.n_bidirected:
+        return _shd_codes(_codes(t & ~t.T, t & t.T), _pair_codes(graph), reversal_cost)[0]
+    directed = graph.directed.view(np.bool_)
+    if graph.n_undirected == 0 and _is_acyclic(directed):
+        p = _cpdag_of(directed)
+    else:
+        p = directed | graph.undirected
+    return _matrix_shd(t, p, reversal_cost)
+
+
+def _matrix_shd(t: NDArray[np.bool_], p: NDArray[np.bool_], reversal_cost: int) -> int:
+    """SHD of two partially directed graphs in the CPDAG convention (no bidirected edges).
+
+    Same value as ``_shd_codes`` over pair codes: a pair differs when its two ordered entries
+    differ in either direction (cost 1), an exact reversal of a directed edge costs
+    ``reversal_cost``.
+    """
+    x = t != p
+    n_diff = int(np.count_nonzero(x | x.T)) // 2
+    if reversal_cost == 1:
+        return n_diff
+    td, pd_ = t & ~t.T, p & ~p.T
+    return n_diff + (reversal_cost - 1) * int(np.count_nonzero(td & pd_.T))
