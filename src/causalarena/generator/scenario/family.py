@@ -245,13 +245,17 @@ def run_unit(unit: Unit) -> UnitResult:
 
 
 def prepare(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
-    """Pool-level gate over the family's whole pool; raises on a blocking finding."""
+    """Pool-level gate over the family's whole pool; raises on a blocking finding.
+
+    Only the pool rules decide here (each public scenario's own data gates run in its unit),
+    so the files are checked with the structure rules alone (no sampling).
+    """
     from causalarena.generator.scenario.gate import check_file, check_pool
 
     kind = _kind(suite)
     reports, scenarios = [], []
     for name in pool(kind):
-        rep, sc = check_file(_path(kind, name))
+        rep, sc = check_file(_path(kind, name), data=False)
         reports.append(rep)
         if sc is not None and rep.graph is not None:
             scenarios.append(sc)

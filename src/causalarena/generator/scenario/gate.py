@@ -154,8 +154,12 @@ def scenario_seed(scenario_id: str, split: int) -> np.random.SeedSequence:
 # ------------------------------------------------------------------------------ entry points
 
 
-def check_file(path: str | Path) -> tuple[Report, sch.Scenario | None]:
-    """Load and gate one file; schema errors become a blocking ``schema`` finding."""
+def check_file(path: str | Path, *, data: bool = True) -> tuple[Report, sch.Scenario | None]:
+    """Load and gate one file; schema errors become a blocking ``schema`` finding.
+
+    ``data=False`` runs the structure rules only (no compile, no sampling): enough for the
+    pool-level rules of :func:`check_pool`, which read the graph, roles and statistics.
+    """
     path = Path(path)
     try:
         sc = sch.load_scenario(path)
@@ -163,14 +167,17 @@ def check_file(path: str | Path) -> tuple[Report, sch.Scenario | None]:
         rep = Report(scenario=path.stem, file=str(path))
         rep.findings.append(Finding(path.stem, exc.variable, "schema", str(exc)))
         return rep, None
-    return check_scenario(sc, str(path)), sc
+    return check_scenario(sc, str(path), data=data), sc
 
 
-def check_scenario(sc: sch.Scenario, file: str | None = None) -> Report:
-    """Run every per-scenario rule of :data:`RULES` (see module docstring)."""
+def check_scenario(sc: sch.Scenario, file: str | None = None, *, data: bool = True) -> Report:
+    """Run every per-scenario rule of :data:`RULES` (see module docstring).
+
+    ``data=False``: the structure rules only (see :func:`check_file`).
+    """
     rep = Report(scenario=sc.id, file=file, family=sc.family, domain=sc.domain)
     add = _adder(rep)
-    if not _static(sc, rep, add):
+    if not _static(sc, rep, add) or not data:
         return rep
     try:
         spec = compile_scenario(sc)
