@@ -43,4 +43,4 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench
 
 clean:
-	rm -rf release reports bench/out .pytest_cache
+	rm -rf release release-semantic release-formula reports bench/out .pytest_cache

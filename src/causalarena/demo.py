@@ -5,7 +5,12 @@
 2. run the default baselines on the observation-only split (instances with d <= 30, so the demo
    takes minutes; drop ``--max-d`` in ``causalarena run`` for the whole split), score them and
    print the leaderboard; the report (tables, plots, HTML page) goes to ``reports/synthetic``;
-3. if the public real tables are on disk (``$CAUSALARENA_REAL_DATA`` or ``../shared/data/real``),
+3. build the ``mini`` scale of ``arena-semantic`` and ``arena-formula`` (the public half of
+   each authored scenario pool, one replicate), run the same baselines on their
+   observation-only configs and print one leaderboard in the paper's Table 2 layout
+   (Synthetic / Semantic / Formula obs cells, F1 / SHD); reports go to ``reports/semantic``
+   and ``reports/formula`` (with the section-6.3 domain shifts);
+4. if the public real tables are on disk (``$CAUSALARENA_REAL_DATA`` or ``../shared/data/real``),
    build the ``real`` configs and score the same baselines on them; otherwise say how to get them.
 """
 
@@ -38,7 +43,8 @@ def _leaderboard(
     workers: int,
     quiet: bool,
     console: Console,
-) -> None:
+    show: bool = True,
+):
     from causalarena.baselines.registry import missing_methods
     from causalarena.eval.report import write_report
     from causalarena.eval.runner import run
@@ -50,7 +56,7 @@ def _leaderboard(
         if m in missing:
             console.print(f"[yellow]skipping {m}[/yellow]: {missing[m]}")
     if not runnable:
-        return
+        return None
     res = run(
         release, config, runnable, pred, timeout=300, workers=workers, max_d=max_d, quiet=quiet
     )
@@ -59,8 +65,63 @@ def _leaderboard(
     # the evaluated set is the documented subset d <= max_d: coverage and fallback are over it
     scores = score_predictions(release, pred, max_d=max_d, configs=[config], workers=workers)
     write_report(scores, report, title=f"causalarena demo: {config}")
-    console.print((report / "summary.md").read_text())
+    if show:
+        console.print((report / "summary.md").read_text())
     console.print(f"report: {report / 'index.html'}")
+    return scores
+
+
+def _scenario_leaderboards(
+    out: str | Path, synthetic, *, workers: int, quiet: bool, console: Console
+) -> float:
+    """Step 3: mini arena-semantic and arena-formula, baselines on ``*-obs``, one Table 2.
+
+    Returns the seconds the step took.
+    """
+    import pandas as pd
+
+    from causalarena.eval import analyses as an
+    from causalarena.release.engine import build
+
+    t0 = time.perf_counter()
+    frames = [] if synthetic is None else [synthetic]
+    for kind in ("semantic", "formula"):
+        folder = build(
+            f"arena-{kind}", scale="mini", out=f"{out}-{kind}", workers=workers, quiet=quiet
+        )
+        console.print(f"[green]release ready[/green] {folder}")
+        scores = _leaderboard(
+            Path(folder),
+            f"{kind}-obs",
+            list(DEFAULT_METHODS),
+            Path(f"predictions/{kind}"),
+            Path(f"reports/{kind}"),
+            max_d=None,
+            workers=workers,
+            quiet=quiet,
+            console=console,
+            show=False,
+        )
+        if scores is not None:
+            frames.append(scores)
+    if frames:
+        table = an.format_benchmark_table(
+            an.benchmark_table(pd.concat(frames, ignore_index=True), ("f1", "shd"))
+        )
+        console.print(
+            "Observation-only leaderboard, paper Table 2 layout: mean (sd) F1 / SHD over the "
+            "replicate-averaged instances of each family (synthetic d <= 30); Avg = unweighted "
+            "mean F1 over the cells. SHD is not commensurate across families."
+        )
+        console.print(_markdown_table(table))
+    return time.perf_counter() - t0
+
+
+def _markdown_table(frame) -> str:
+    header = ["Method", *map(str, frame.columns)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join([str(i), *map(str, r)]) + " |" for i, r in frame.iterrows()]
+    return "\n".join(lines)
 
 
 def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = False) -> dict:
@@ -103,7 +164,7 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
     summary = print_summary(folder, console=console)
 
     console.rule("baselines on synthetic-obs (d <= 30)")
-    _leaderboard(
+    synthetic = _leaderboard(
         Path(folder),
         "synthetic-obs",
         list(DEFAULT_METHODS),
@@ -114,6 +175,10 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
         quiet=quiet,
         console=console,
     )
+
+    console.rule("semantic and formula scenarios (mini): baselines on the obs configs")
+    secs = _scenario_leaderboards(out, synthetic, workers=workers, quiet=quiet, console=console)
+    console.print(f"semantic + formula step: {secs:.1f} s")
 
     console.rule("lab episodes (lab-main, 4 nodes): random and scientist agents")
     from causalarena.eval.lab_run import demo_lab
