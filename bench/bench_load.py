@@ -5,20 +5,26 @@ Run with ``make bench`` (or ``python bench/bench_load.py [--folder RELEASE]``). 
 and prints one table: rows per second and MB per second of ``X`` (float32 bytes, ``n * d * 4``
 per row) for
 
-- ``pyarrow``: the reference, ``pyarrow.parquet.ParquetFile.read`` of each shard (all columns) and a
+- ``pyarrow``: the references, ``pyarrow.parquet.ParquetFile.read`` of each shard and a
   zero-copy reshape of the flattened ``X``/``mask``/``adjacency`` buffers into per-row arrays;
+  once with every column (``all cols``) and once with only the columns the fixed-d views serve
+  (``view cols``, the card's ``columns:``);
 - ``datasets numpy``/``arrow``/``python``: ``datasets.load_dataset(folder, config,
   streaming=True)`` with ``with_format("numpy")``, ``"arrow"`` and no format, each row's ``X``
   turned into an ``(n, d)`` float32 ndarray the cheapest way that format allows (none for numpy);
 - ``causalarena.load``: the package loader (streaming) plus :func:`causalarena.to_numpy`;
-- ``datasets numpy``/``torch, d-views``: the same rows through the card's fixed-d views
-  (``<config>-dNNN``, ``datasets.Array2D`` features), when the card declares them (and torch
-  is installed); ``B=8``: the views in numpy batches of 8 rows (``X`` arrives ``(8, n, d)``).
+- ``d-views``: the same rows through the card's fixed-d views (``<config>-dNNN``) in numpy
+  and torch format, per row and in batches of 8 (``X`` arrives ``(8, n, d)``); ``before``
+  rows read them through the views as the previous layout declared them (``Array2D((None,
+  d))``, every column: a copy of the card in a temporary folder over the same shards),
+  ``after`` through the card as built (``Array2D((n, d))``, the view columns).
 
 The ``X``/``mask``/``adjacency`` columns say what each reader hands over before any conversion
-(``f32 (n,d)`` = float32 ndarray of the row's shape), and ``ratio`` is time relative to pyarrow
-measured in the same run (each reader's fastest of ``--repeat`` interleaved rounds, since the
-machine may be shared).
+(``f32 (n,d)`` = float32 ndarray of the row's shape).  ``vs pyarrow`` is the reference's time
+over the reader's, excluding the ``load_dataset`` call (``open s``), against the reference that
+reads the same columns (``ref``), and ``vs all`` against the all-column read.  Each reader's
+fastest of ``--repeat`` interleaved rounds is kept; ``--clock cpu`` (the default) times this
+process's CPU, steadier than the wall clock when the machine is shared.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ def describe(value: Any, shape: tuple[int, ...], label: str = "(n,d)") -> str:
             return f"object{value.shape}"
         dims = label if value.shape == shape else str(value.shape)
         if len(shape) == 3 and value.shape == shape:
-            dims = "(B,n,d)"
+            dims = "(B," + label[1:]
         return f"{SHORT.get(str(value.dtype), str(value.dtype))} {dims}"
     if hasattr(value, "numpy") and hasattr(value, "dtype"):  # torch.Tensor
         return f"torch {SHORT.get(str(value.dtype).replace('torch.', ''), value.dtype)}"
@@ -87,17 +93,28 @@ def arrays_of(table: pa.Table) -> Iterator[dict[str, np.ndarray]]:
         }
 
 
-def read_pyarrow(folder: Path, config: str, shards: list[str]) -> Iterator[tuple[Any, ...]]:
+def _read(folder: Path, shards: list[str], columns: list[str] | None):
     for rel in shards:
-        table = pq.ParquetFile(folder / rel).read()
+        table = pq.ParquetFile(folder / rel).read(columns=columns)
         meta = table.select(["n_obs", "n_int", "d"]).to_pylist()
         for row, arrs in zip(meta, arrays_of(table), strict=True):
             shape = (row["n_obs"] + row["n_int"], row["d"])
             yield arrs["X"], arrs["X"], arrs["mask"], arrs["adjacency"], shape
 
 
+def read_pyarrow(folder: Path, config: str, shards: list[str]) -> Iterator[tuple[Any, ...]]:
+    yield from _read(folder, shards, None)
+
+
+def read_pyarrow_view_columns(folder: Path, config: str, shards: list[str]):
+    cols = view_columns(folder, config)
+    if not cols:
+        raise SystemExit(f"{folder}: the card's views of {config} declare no columns")
+    yield from _read(folder, shards, cols)
+
+
 OPEN_SECONDS = [0.0]  # time spent opening datasets (load_dataset), excluded from "read rows/s"
-CLOCK = [time.perf_counter]  # wall clock, or time.process_time with --clock cpu
+CLOCK = [time.process_time]  # this process's CPU time, or time.perf_counter with --clock wall
 
 
 def _stream(folder: Path, config: str, fmt: str | None):
@@ -120,40 +137,90 @@ def read_datasets_numpy(folder: Path, config: str, shards: list[str]):
         yield x, row["X"], row["mask"], row["adjacency"], shape
 
 
+def _front_matter(folder: Path) -> dict[str, Any]:
+    import yaml
+
+    return yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---", 2)[1])
+
+
 def views_of(folder: Path, config: str) -> list[str]:
     """Names of the fixed-d views of ``config`` declared in the card (``<config>-dNNN``)."""
     import re
 
-    import yaml
-
-    text = (folder / "README.md").read_text(encoding="utf-8")
-    fm = yaml.safe_load(text.split("---", 2)[1])
     pat = re.compile(re.escape(config) + r"-d\d{3}$")
+    fm = _front_matter(folder)
     return [c["config_name"] for c in fm.get("configs", []) if pat.match(c["config_name"])]
 
 
-def read_views(fmt: str):
+def view_columns(folder: Path, config: str) -> list[str]:
+    """The ``columns:`` the card's first view of ``config`` serves (empty: every column)."""
+    views = set(views_of(folder, config))
+    for c in _front_matter(folder).get("configs", []):
+        if c["config_name"] in views:
+            return list(c.get("columns") or [])
+    return []
+
+
+def before_folder(folder: Path, out: Path) -> Path:
+    """``out``: the release's shards (symlinked) under a card whose views are declared as the
+    previous layout did: ``Array2D((None, d))`` matrices and every column of the config."""
+    import shutil
+
+    import yaml
+
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / "data").symlink_to((folder / "data").resolve(), target_is_directory=True)
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    _, fm_text, body = text.split("---", 2)
+    fm = yaml.safe_load(fm_text)
+    infos = {i["config_name"]: i for i in fm["dataset_info"]}
+    entries = {c["config_name"]: c for c in fm["configs"]}
+    for name, c in entries.items():
+        c.pop("columns", None)
+        base = next((b for b in entries if name != b and name.startswith(b + "-d")), None)
+        if base is None:
+            continue
+        d = int(name.rsplit("-d", 1)[1])
+        feats = []
+        for f in infos[base]["features"]:
+            if f["name"] in ("X", "mask", "adjacency"):
+                leaf = {"X": "float32", "mask": "bool", "adjacency": "int8"}[f["name"]]
+                shape = [d, d] if f["name"] == "adjacency" else [None, d]
+                f = {"name": f["name"], "dtype": {"array2_d": {"shape": shape, "dtype": leaf}}}
+            feats.append(f)
+        infos[name]["features"] = feats
+    text = "---\n" + yaml.safe_dump(fm, sort_keys=False) + "---" + body
+    (out / "README.md").write_text(text, encoding="utf-8")
+    return out
+
+
+BEFORE = [Path("bench/out/load-before")]  # set in main: the before-layout card folder
+
+
+def read_views(fmt: str, batch_size: int = 0, before: bool = False):
     def read(folder: Path, config: str, shards: list[str]):
         views = views_of(folder, config)
         if not views:
             raise SystemExit(f"{folder}: the card declares no fixed-d views of {config}")
+        src = BEFORE[0] if before else folder
         for view in views:
-            for row in _stream(folder, view, fmt):
-                shape = (int(row["n_obs"]) + int(row["n_int"]), int(row["d"]))
-                x = row["X"]
-                x = x if isinstance(x, np.ndarray) else x.numpy()
-                yield x, row["X"], row["mask"], row["adjacency"], shape
+            ds = _stream(src, view, fmt)
+            if not batch_size:
+                for row in ds:
+                    shape = (int(row["n_obs"]) + int(row["n_int"]), int(row["d"]))
+                    x = row["X"]
+                    x = x if isinstance(x, np.ndarray) else x.numpy()
+                    yield x, row["X"], row["mask"], row["adjacency"], shape
+                continue
+            for b in ds.iter(batch_size=batch_size):
+                bx = b["X"] if isinstance(b["X"], np.ndarray) else b["X"].numpy()
+                for i in range(len(bx)):
+                    shape = (int(b["n_obs"][i]) + int(b["n_int"][i]), int(b["d"][i]))
+                    yield bx[i], b["X"], b["mask"], b["adjacency"], shape
 
     return read
-
-
-def read_views_batched(folder: Path, config: str, shards: list[str], batch_size: int = 8):
-    """Fixed-d views in numpy batches of ``batch_size`` rows: ``X`` arrives (B, n, d)."""
-    for view in views_of(folder, config):
-        for b in _stream(folder, view, "numpy").iter(batch_size=batch_size):
-            for i in range(len(b["X"])):
-                shape = (int(b["n_obs"][i]) + int(b["n_int"][i]), int(b["d"][i]))
-                yield b["X"][i], b["X"], b["mask"], b["adjacency"], shape
 
 
 def read_datasets_arrow(folder: Path, config: str, shards: list[str]):
@@ -182,15 +249,22 @@ def read_causalarena(folder: Path, config: str, shards: list[str]):
         yield arr["X"], arr["X"], arr["mask"], arr["adjacency"], shape
 
 
-READERS: dict[str, Callable] = {
-    "pyarrow (reference)": read_pyarrow,
-    "datasets numpy": read_datasets_numpy,
-    "datasets arrow": read_datasets_arrow,
-    "datasets python": read_datasets_python,
-    "causalarena.load": read_causalarena,
-    "datasets numpy, d-views": read_views("numpy"),
-    "datasets torch, d-views": read_views("torch"),
-    "datasets numpy, d-views, B=8": read_views_batched,
+ALL, VIEW = "pyarrow, all cols", "pyarrow, view cols"
+#: reader name -> (reader, the reference reading the same columns)
+READERS: dict[str, tuple[Callable, str]] = {
+    ALL: (read_pyarrow, ALL),
+    VIEW: (read_pyarrow_view_columns, VIEW),
+    "datasets numpy": (read_datasets_numpy, ALL),
+    "datasets arrow": (read_datasets_arrow, ALL),
+    "datasets python": (read_datasets_python, ALL),
+    "causalarena.load": (read_causalarena, ALL),
+    "d-views numpy, before": (read_views("numpy", before=True), ALL),
+    "d-views numpy, after": (read_views("numpy"), VIEW),
+    "d-views numpy B=8, before": (read_views("numpy", 8, before=True), ALL),
+    "d-views numpy B=8, after": (read_views("numpy", 8), VIEW),
+    "d-views torch, before": (read_views("torch", before=True), ALL),
+    "d-views torch, after": (read_views("torch"), VIEW),
+    "d-views torch B=8, after": (read_views("torch", 8), VIEW),
 }
 
 
@@ -205,11 +279,11 @@ def measure(folder: Path, configs: dict[str, list[str]], reader: Callable) -> di
             checksum += float(x[0, 0])  # touch the data
             if not seen:
                 if raw_x is not x and getattr(raw_x, "ndim", 0) == 3:  # a (B, n, d) batch
-                    shape = raw_x.shape
+                    shape = tuple(raw_x.shape)
                 seen = {
                     "X": describe(raw_x, shape),
                     "mask": describe(raw_mask, shape),
-                    "adjacency": describe(raw_adj, (shape[-1], shape[-1]), "(d,d)"),
+                    "adjacency": describe(raw_adj, (*shape[:-2], shape[-1], shape[-1]), "(d,d)"),
                 }
     wall = CLOCK[0]() - t0
     return {
@@ -230,8 +304,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--clock",
         choices=["wall", "cpu"],
-        default="wall",
-        help="wall clock, or this process's CPU time (steadier on a shared machine)",
+        default="cpu",
+        help="this process's CPU time (default; steadier on a shared machine) or wall clock",
     )
     ap.add_argument("--readers", nargs="*", default=None, choices=list(READERS))
     args = ap.parse_args(argv)
@@ -248,52 +322,58 @@ def main(argv: list[str] | None = None) -> None:
         for name in sorted(manifest["configs"])
     }
     configs = {c: s for c, s in configs.items() if s and s[0].endswith(".parquet")}
+    has_views = bool(views_of(folder, next(iter(configs))))
+    if has_views:
+        BEFORE[0] = before_folder(folder, Path(args.out).parent / "load-before")
     if args.readers is None:  # every reader this folder and environment support
         import importlib.util
 
         args.readers = [
             r
             for r in READERS
-            if not ("d-views" in r and not views_of(folder, next(iter(configs))))
-            and not (r.startswith("datasets torch") and importlib.util.find_spec("torch") is None)
+            if not (("views" in r or r == VIEW) and not has_views)
+            and not (" torch" in r and importlib.util.find_spec("torch") is None)
         ]
+    needed = list(dict.fromkeys([READERS[r][1] for r in args.readers] + args.readers))
     for rel in (r for s in configs.values() for r in s):  # warm the page cache for everyone
         (folder / rel).read_bytes()
     results: dict[str, dict[str, Any]] = {}
     for _ in range(args.repeat):  # interleaved rounds; keep each reader's fastest
-        for name in args.readers:
-            r = measure(folder, configs, READERS[name])
+        for name in needed:
+            r = measure(folder, configs, READERS[name][0])
             if (
                 name not in results
                 or r["wall"] - r["open"] < results[name]["wall"] - results[name]["open"]
             ):
                 results[name] = r
-    ref = results.get("pyarrow (reference)")
     rows_total = sum(manifest["configs"][c]["rows"] for c in configs)
     print(
         f"bench_load: {folder} ({manifest.get('suite')}, {manifest.get('scale')}), "
-        f"configs {', '.join(configs)}: {rows_total} rows, "
+        f"configs {', '.join(configs)}: {rows_total} rows in "
+        f"{sum(len(s) for s in configs.values())} shards, "
         f"{next(iter(results.values()))['xbytes'] / 1e6:.1f} MB of X; {args.clock} clock, "
         f"fastest of {args.repeat}"
     )
-    head = f"{'reader':<30}{'open s':>7}{'rows/s':>8}{'MB/s X':>8}{'vs pyarrow':>11}"
-    head += f"{'rows/s*':>8}{'MB/s X*':>8}{'vs pyarrow*':>12}  "
+    head = f"{'reader':<27}{'open s':>7}{'read s':>7}{'rows/s':>8}{'MB/s X':>8}"
+    head += f"  {'ref':<10}{'vs pyarrow':>11}{'vs all':>7}  "
     print(head + f"{'X':<15}{'mask':<13}{'adjacency':<13}")
-    for name, r in results.items():
+    for name in needed:
+        r = results[name]
         if r["rows"] != rows_total:
             raise SystemExit(f"{name} read {r['rows']} rows, the manifest lists {rows_total}")
         read = r["wall"] - r["open"]
-        ratio = f"{ref['wall'] / r['wall']:.2f}x" if ref else "-"
-        ratio_read = f"{ref['wall'] / read:.2f}x" if ref else "-"
+        ref_name = READERS[name][1]
+        ref = results[ref_name]
         print(
-            f"{name:<30}{r['open']:>7.2f}{r['rows'] / r['wall']:>8.1f}"
-            f"{r['xbytes'] / r['wall'] / 1e6:>8.1f}{ratio:>11}"
-            f"{r['rows'] / read:>8.1f}{r['xbytes'] / read / 1e6:>8.1f}{ratio_read:>12}  "
+            f"{name:<27}{r['open']:>7.2f}{read:>7.3f}{r['rows'] / read:>8.1f}"
+            f"{r['xbytes'] / read / 1e6:>8.1f}  {ref_name.split(', ')[1]:<10}"
+            f"{ref['wall'] / read:>10.2f}x{results[ALL]['wall'] / read:>6.2f}x  "
             f"{r['X']:<15}{r['mask']:<13}{r['adjacency']:<13}"
         )
     print(
-        "open s = time in load_dataset/causalarena.load calls; * = excluding it (reading "
-        "rows only); speed vs pyarrow = pyarrow time / reader time (higher is faster)"
+        "open s = CPU in load_dataset/causalarena.load calls, excluded from read s; vs pyarrow "
+        "= pyarrow read time of the same columns (ref) / reader's read time (higher is "
+        "faster), vs all = the same against the all-column pyarrow read"
     )
 
 

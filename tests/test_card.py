@@ -72,8 +72,8 @@ def test_card_validates_and_has_front_matter(rel):
             d = int(m["d"])
             assert x == {
                 "name": "X",
-                "dtype": {"array2_d": {"shape": [None, d], "dtype": "float32"}},
-            }
+                "dtype": {"array2_d": {"shape": [1000, d], "dtype": "float32"}},
+            }  # fixed n: every row of both arena configs has n_obs + n_int = 1000
             assert adj["dtype"]["array2_d"] == {"shape": [d, d], "dtype": "int8"}
         else:
             assert x == {"name": "X", "list": {"list": "float32"}}
@@ -99,6 +99,15 @@ def test_card_without_one_default_or_with_a_wrong_view_fails(broken):
     assert bad != text
     card.write_text(bad)
     assert any("synthetic-obs-d010" in p for p in validate_card(out))
+    # a view serving other columns than the metadata's is caught (first view: d010)
+    fewer = text.replace(
+        "  columns:\n  - instance_id\n  - scm_id\n", "  columns:\n  - instance_id\n", 1
+    )
+    assert fewer != text
+    card.write_text(fewer)
+    assert any(
+        "synthetic-obs-d010" in p and "must serve the columns" in p for p in validate_card(out)
+    )
 
 
 def test_card_is_rendered_from_the_metadata_model(rel):

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from causalarena.schema import VIEW_RE
+from causalarena.schema import VIEW_COLUMNS, VIEW_RE
 
 datasets = pytest.importorskip("datasets")
 
@@ -145,15 +145,21 @@ def test_views_cover_their_configs_exactly_once(mini_release):
         paths = [p for v in views for p in v["data_files"][0]["path"]]
         shards = sorted(f["path"] for f in manifest["files"] if f["config"] == config)
         assert sorted(paths) == shards
+        (n,) = {r["n"] for r in _stored(mini_release, config).values()}  # 1000 in both
         for v in views:
             d = int(VIEW_RE.match(v["config_name"])["d"])
-            # datasets reads the Array2D features from the card's dataset_info (no script)
-            feats = datasets.load_dataset(
+            # datasets reads the Array2D features from the card's dataset_info (no script):
+            # a fixed first dimension (every row of an arena config has the same n)
+            ds = datasets.load_dataset(
                 str(mini_release), v["config_name"], split="test", streaming=True
-            ).features
-            assert feats["X"] == datasets.Array2D((None, d), "float32")
-            assert feats["mask"] == datasets.Array2D((None, d), "bool")
+            )
+            feats = ds.features
+            assert feats["X"] == datasets.Array2D((n, d), "float32")
+            assert feats["mask"] == datasets.Array2D((n, d), "bool")
             assert feats["adjacency"] == datasets.Array2D((d, d), "int8")
+            # the view serves the join keys, shape columns and matrices only
+            assert v["columns"] == list(VIEW_COLUMNS) == list(feats)
+            assert list(next(iter(ds))) == list(VIEW_COLUMNS)
             for p in v["data_files"][0]["path"]:
                 assert set(pq.read_table(mini_release / p, columns=["d"])["d"].to_pylist()) == {d}
 

@@ -75,9 +75,31 @@ def manifest_views(manifest: dict) -> dict[str, dict]:
     return dict(sorted(out.items()))
 
 
-def array2d_shape(name: str, d: int) -> list[int | None]:
-    """``datasets.Array2D`` shape of an array column in a view of fixed ``d`` (rows dynamic)."""
-    return [None if dim != "d" else int(d) for dim in ARRAY_COLUMNS[name][1]]
+#: Columns a fixed-d view serves: the join keys, the shape columns and the matrices.  The
+#: other columns (tags, audit, the ``spec`` JSON) stay in the view's config, joined on
+#: ``instance_id``; leaving them out halves what ``datasets`` decodes and formats per row.
+VIEW_COLUMNS: tuple[str, ...] = (
+    "instance_id",
+    "scm_id",
+    "d",
+    "n_obs",
+    "n_int",
+    "X",
+    "mask",
+    "adjacency",
+)
+
+
+def array2d_shape(name: str, d: int, n: int | None = None) -> list[int | None]:
+    """``datasets.Array2D`` shape of an array column in a view of fixed ``d``.
+
+    ``n`` is the view's row count per matrix (``n_obs + n_int``) when every row of the view
+    has the same one, else ``None`` (a dynamic first dimension).  A fixed first dimension is
+    what sends ``datasets``' ``ArrayExtensionArray.to_numpy`` down its one-reshape path for a
+    batch (with ``None`` it slices and converts row by row).
+    """
+    sizes = {"d": int(d), "n_obs + n_int": None if n is None else int(n)}
+    return [sizes[dim] for dim in ARRAY_COLUMNS[name][1]]
 
 
 def matrix_array(arrays: list, value_type):

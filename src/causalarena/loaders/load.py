@@ -315,7 +315,8 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
 
     Accepts a row in any ``datasets`` format (python lists, numpy or torch arrays) of a
     config or of a fixed-d view; the shapes come from the row (``n = n_obs + n_int``,
-    ``d = len(variables)``, :data:`causalarena.schema.ARRAY_COLUMNS`).
+    ``d = len(variables)``, or the ``d`` column in a view, which serves no ``variables``;
+    :data:`causalarena.schema.ARRAY_COLUMNS`).
 
     A row of a temporal ``dot-*`` config (it has ``x_obs`` instead of ``X``) is converted the
     same way: ``x_obs``, ``x_int`` of shape (T, N) float32, ``mask`` (T, N) bool when present,
@@ -333,10 +334,16 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
     Raises
     ------
     ValueError
-        If the row has neither an ``X`` column nor an ``x_obs`` column.
+        If the row has neither an ``X`` column nor an ``x_obs`` column, or neither a
+        ``variables`` nor a ``d`` column.
     """
     out = dict(row)
-    d = len(row["variables"])
+    if "variables" not in row and "d" not in row:
+        raise ValueError(
+            "to_numpy: the row has neither a variables nor a d column to take d from; its "
+            f"columns are {', '.join(sorted(row))}"
+        )
+    d = len(row["variables"]) if "variables" in row else int(row["d"])
     if "X" not in row and "x_obs" in row:
         for k in ("x_obs", "x_int"):
             out[k] = np.asarray(row[k], dtype=np.float32).reshape(-1, d)

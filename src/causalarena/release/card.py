@@ -189,6 +189,7 @@ def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
             {
                 "config_name": c.name,
                 "data_files": [{"split": c.split, "path": c.data_files}],
+                **({"columns": list(c.columns)} if c.columns else {}),
                 **({"default": True} if c.default else {}),
             }
             for c in [*meta.configs, *meta.views]
@@ -875,6 +876,11 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
         want = [{"split": v.split, "path": v.data_files}]
         if entry is None or entry.get("data_files") != want:
             problems.append(f"README.md: configs entry of view {v.name!r} must list {v.files}")
+        elif (entry.get("columns") or []) != v.columns:
+            problems.append(
+                f"README.md: configs entry of view {v.name!r} must serve the columns "
+                f"{', '.join(v.columns)}"
+            )
         info = infos.get(v.name) or {}
         try:
             declared = datasets.Features._from_yaml_list(info.get("features") or [])

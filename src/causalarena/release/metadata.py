@@ -220,6 +220,10 @@ class ConfigInfo(_Strict):
     view_of: str | None = None
     d: int | None = Field(default=None, ge=1)
     files: list[str] = Field(default_factory=list)
+    #: A view's matrix row count ``n_obs + n_int`` when all its rows share it (else None).
+    n: int | None = Field(default=None, ge=1)
+    #: The columns a view serves (``columns:`` of its card entry; empty = every column).
+    columns: list[str] = Field(default_factory=list)
     #: The config ``datasets.load_dataset(folder)`` opens when no config is named.
     default: bool = False
 
@@ -1089,13 +1093,17 @@ def view_infos(
 
     The views come from the manifest (:func:`causalarena.schema.manifest_views`: the engine
     records each shard's ``d`` for families with ``shard_d``).  A view ``<config>-d<ddd>``
-    lists the config's shards of that ``d`` and declares ``X`` and ``mask`` as
-    ``datasets.Array2D((None, d))`` and ``adjacency`` as ``Array2D((d, d))``
-    (:data:`causalarena.schema.ARRAY_COLUMNS`), so ``datasets``' numpy and torch formatters
-    reshape one flat buffer per matrix instead of converting every matrix row, and rows batch
-    into ``(B, n, d)``.
+    lists the config's shards of that ``d``, serves the columns
+    :data:`causalarena.schema.VIEW_COLUMNS` (its card entry's ``columns:``) and declares
+    ``X`` and ``mask`` as ``datasets.Array2D((n, d))`` and ``adjacency`` as
+    ``Array2D((d, d))`` (:func:`causalarena.schema.array2d_shape`; ``n = n_obs + n_int`` read
+    from the shards, ``None`` if the view's rows differ in it), so ``datasets``' numpy and
+    torch formatters reshape one flat buffer per matrix instead of converting every matrix
+    row, and rows batch into ``(B, n, d)``.
     """
-    from causalarena.schema import ARRAY_COLUMNS, array2d_shape, manifest_views
+    import pyarrow.parquet as pq
+
+    from causalarena.schema import ARRAY_COLUMNS, VIEW_COLUMNS, array2d_shape, manifest_views
 
     by_name = {c.name: c for c in configs}
     sizes = {f["path"]: int(f["bytes"]) for f in manifest["files"] if "config" in f}
@@ -1105,12 +1113,18 @@ def view_infos(
         if c is None:
             continue
         feats = {str(f.name): f for f in c.features}
-        if "d" not in feats or any(
-            k not in feats or feats[k].depth != 2 or feats[k].leaf != dtype
-            for k, (dtype, _) in ARRAY_COLUMNS.items()
+        if any(k not in feats for k in VIEW_COLUMNS) or any(
+            feats[k].depth != 2 or feats[k].leaf != dtype for k, (dtype, _) in ARRAY_COLUMNS.items()
         ):
             continue
         d = int(v["d"])
+        ns: set[int] = set()
+        for p in v["files"]:
+            t = pq.read_table(folder / p, columns=["n_obs", "n_int"])
+            ns |= set(
+                (t["n_obs"].to_numpy().astype(int) + t["n_int"].to_numpy().astype(int)).tolist()
+            )
+        n = next(iter(ns)) if len(ns) == 1 else None
         out.append(
             ConfigInfo(
                 name=name,
@@ -1124,17 +1138,20 @@ def view_infos(
                     Feature(
                         name=f.name,
                         array2d=Array2DSpec(
-                            shape=tuple(array2d_shape(str(f.name), d)),  # type: ignore[arg-type]
+                            shape=tuple(array2d_shape(str(f.name), d, n)),  # type: ignore[arg-type]
                             dtype=ARRAY_COLUMNS[str(f.name)][0],  # type: ignore[arg-type]
                         ),
                     )
                     if f.name in ARRAY_COLUMNS
                     else f
                     for f in c.features
+                    if f.name in VIEW_COLUMNS
                 ],
                 view_of=c.name,
                 d=d,
+                n=n,
                 files=list(v["files"]),
+                columns=[str(f.name) for f in c.features if f.name in VIEW_COLUMNS],
             )
         )
     return out
