@@ -95,6 +95,16 @@ def test_lab_reveal_passes_with_the_key_fails_with_a_wrong_key_or_a_changed_byte
     assert [(p["path"], p["problem"]) for p in probs] == [(row["episode_id"], "reveal-sha256")]
 
 
+def test_lab_card_states_the_commitment_and_croissant_url_is_not_the_package_page(lab):
+    rel, _ = lab
+    m = json.loads((rel / "manifest.json").read_text())["freeze"]["reserved"]
+    card = (rel / "README.md").read_text()
+    assert f"Reserved commitment: {m['count']} reserved instances" in card
+    assert m["root_sha256"] in card and "drawn from a secret key" in card
+    js = json.loads((rel / "croissant.json").read_text())
+    assert js["url"] == "./"  # unpublished: this folder, not https://pypi.org/...
+
+
 def test_converted_causalab_suite_has_no_reserved_half():
     fam = family_of("lab-causalab-v0.0.2")
     assert not rsv.has_reserved(fam, "lab-causalab-v0.0.2") and rsv.has_reserved(fam, "lab-main")

@@ -336,17 +336,7 @@ def render_card(meta: ReleaseMetadata) -> str:
     L += [f"- {u}" for u in meta.out_of_scope_uses]
     L += ["", "## Pretraining overlap disclosure", ""]
     L += [f"- {u}" for u in meta.overlap_guidance]
-    if meta.reserved:
-        from causalarena.release.metadata import RESERVED_STATEMENT as STATEMENT
-
-        L += [
-            "",
-            f"Reserved commitment: {meta.reserved.count} reserved instances "
-            f"({meta.reserved.scope}); root sha256 `{meta.reserved.root_sha256}` (per-instance "
-            "and per-pool commitments in `manifest.json`, `freeze.reserved`).",
-            "",
-            STATEMENT,
-        ]
+    L += _reserved_lines(meta)
     L += ["", "## Limitations", ""]
     L += [f"- {u}" for u in meta.limitations]
     L += [
@@ -396,6 +386,23 @@ def render_card(meta: ReleaseMetadata) -> str:
         "",
     ]
     return "\n".join(L)
+
+
+def _reserved_lines(meta: ReleaseMetadata) -> list[str]:
+    """The reserved-commitment paragraph of a frozen release with a key-drawn reserved half
+    (any family), after the overlap disclosure."""
+    if not meta.reserved:
+        return []
+    from causalarena.release.metadata import RESERVED_STATEMENT as STATEMENT
+
+    return [
+        "",
+        f"Reserved commitment: {meta.reserved.count} reserved instances "
+        f"({meta.reserved.scope}); root sha256 `{meta.reserved.root_sha256}` (per-instance "
+        "and per-pool commitments in `manifest.json`, `freeze.reserved`).",
+        "",
+        STATEMENT,
+    ]
 
 
 def render_generic_card(meta: ReleaseMetadata) -> str:
@@ -449,6 +456,7 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
         L += ["", "Out of scope:", ""] + [f"- {u}" for u in meta.out_of_scope_uses]
     L += ["", "## Pretraining overlap disclosure", ""]
     L += [f"- {u}" for u in meta.overlap_guidance] or ["- None stated."]
+    L += _reserved_lines(meta)
     L += ["", "## Limitations", ""] + ([f"- {u}" for u in meta.limitations] or ["- None stated."])
     L += [
         "",

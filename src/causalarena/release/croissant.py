@@ -37,7 +37,6 @@ from causalarena.release.io import atomic_write_bytes, sha256_file
 from causalarena.release.metadata import (
     LICENCE_URLS,
     LICENSE_URL,
-    SOFTWARE_URL,
     Feature,
     ReleaseMetadata,
 )
@@ -85,13 +84,21 @@ def file_url(meta: ReleaseMetadata, path: str) -> str:
     return path
 
 
+#: ``url`` of an unpublished release (no Hub repo id, no DOI): ``./``, the folder
+#: ``croissant.json`` sits in -- the dataset itself, as the relative file URLs are -- never the
+#: package's page.  ``publish --repo-id`` records the repo id and re-renders the file with the
+#: Hub URL; ``release set-doi`` with the DOI URL.
+UNPUBLISHED_URL = "./"
+
+
 def dataset_url(meta: ReleaseMetadata) -> str:
-    """The dataset's own URL: the Hub repository, else its DOI, else the software page."""
+    """The dataset's own URL: its Hub repository once a repo id is recorded, else its DOI,
+    else the placeholder :data:`UNPUBLISHED_URL` (never the software page)."""
     if meta.hub_url:
         return meta.hub_url
     if meta.doi:
         return f"https://doi.org/{meta.doi}"
-    return SOFTWARE_URL
+    return UNPUBLISHED_URL
 
 
 def fileset_id(config: str) -> str:

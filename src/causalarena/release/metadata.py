@@ -833,6 +833,7 @@ def _collect_generic_metadata(
         hf_repo_id=pub.get("hf_repo_id"),
         frozen=bool(frz),
         date_released=frz.get("date"),
+        reserved=reserved_info(frz),
         changelog=changelog,
         intended_uses=list(text.intended_uses) or ["Benchmarking."],
         out_of_scope_uses=list(text.out_of_scope_uses),
@@ -872,6 +873,14 @@ def _family_sections(folder: Path, manifest: dict[str, Any], text: Any) -> list[
 
 
 # ----------------------------------------------------------------------------- helpers
+def reserved_info(freeze: dict[str, Any]) -> ReservedInfo | None:
+    """The card's view of ``freeze.reserved`` (any family), or None without a commitment."""
+    r = freeze.get("reserved")
+    if not isinstance(r, dict) or not r:
+        return None
+    return ReservedInfo(scope=r["scope"], count=r["count"], root_sha256=r["root_sha256"])
+
+
 def size_category(rows: int) -> SizeCategory:
     """Hugging Face ``size_categories`` bucket of a row count."""
     for limit, name in (
@@ -1196,7 +1205,6 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
     rows = read_factor_rows(folder, manifest)
     pub = manifest.get("publication") or {}
     frz = manifest.get("freeze") or {}
-    reserved = frz.get("reserved")
     configs = config_infos(folder, manifest)
     env = manifest.get("environment") or {}
     return ReleaseMetadata(
@@ -1228,15 +1236,7 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
         hf_repo_id=pub.get("hf_repo_id"),
         frozen=bool(frz),
         date_released=frz.get("date"),
-        reserved=(
-            ReservedInfo(
-                scope=reserved["scope"],
-                count=reserved["count"],
-                root_sha256=reserved["root_sha256"],
-            )
-            if reserved
-            else None
-        ),
+        reserved=reserved_info(frz),
         changelog=CHANGELOG,
         intended_uses=INTENDED_USES,
         out_of_scope_uses=OUT_OF_SCOPE,
