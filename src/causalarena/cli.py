@@ -13,7 +13,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "suite",
         help="suite name: arena-synthetic, real (public real tables), dot-<name> "
-        "(temporal suites: dot-generic, dot-identifiability, ...) or dot (all)",
+        "(temporal suites: dot-generic, dot-identifiability, ...) or dot (all), "
+        "arena-samplesize, arena-protocols (protocol-sensitivity suites)",
     )
     b.add_argument("--scale", default="mini", choices=["mini", "full"])
     b.add_argument("--out", default="release", help="output folder (default: release)")
