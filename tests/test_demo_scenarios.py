@@ -22,8 +22,8 @@ def _frame(family, f1s, method="pc"):
 def test_scenario_step_builds_both_suites_and_prints_one_table2(monkeypatch, tmp_path):
     built, boards = [], []
 
-    def fake_build(suite, *, scale, out, workers, quiet):
-        built.append((suite, scale, out))
+    def fake_build(suite, *, scale, out, workers, quiet, per_domain):
+        built.append((suite, scale, out, per_domain))
         return tmp_path / out
 
     def fake_board(release, config, methods, pred, report, **kw):
@@ -38,8 +38,8 @@ def test_scenario_step_builds_both_suites_and_prints_one_table2(monkeypatch, tmp
     secs = demo._scenario_leaderboards("rel", synthetic, workers=1, quiet=True, console=console)
     assert secs >= 0
     assert built == [
-        ("arena-semantic", "mini", "rel-semantic"),
-        ("arena-formula", "mini", "rel-formula"),
+        ("arena-semantic", "mini", "rel-semantic", 1),
+        ("arena-formula", "mini", "rel-formula", 1),
     ]
     # the same baselines as the synthetic step, every instance, leaderboard not printed twice
     assert boards == [
@@ -71,3 +71,26 @@ def test_markdown_table_rows(n):
     frame = pd.DataFrame({"a": ["x"] * n}, index=[f"m{i}" for i in range(n)])
     lines = demo._markdown_table(frame).splitlines()
     assert lines[0] == "| Method | a |" and len(lines) == 2 + n
+
+
+@pytest.mark.parametrize("kind", ["semantic", "formula"])
+def test_per_domain_option_keeps_the_first_scenarios_of_each_domain(kind):
+    from causalarena.generator.scenario.family import header, public_names, selected_names
+
+    suite = f"arena-{kind}"
+    names = public_names(suite)
+    one = selected_names(suite, {"per_domain": 1})
+    domains = sorted({n.split("/")[0] for n in names})
+    assert [n.split("/")[0] for n in one] == domains  # one each, in release order
+    assert one == [next(n for n in names if n.startswith(d + "/")) for d in domains]
+    two = selected_names(suite, {"per_domain": 2})
+    assert set(one) <= set(two) and all(
+        sum(n.startswith(d + "/") for n in two) == min(2, sum(n.startswith(d + "/") for n in names))
+        for d in domains
+    )
+    assert selected_names(suite) == names == selected_names(suite, {})
+    h = header(suite, "mini", {"per_domain": 1})
+    assert h["definition"]["built"] == one and h["options"] == {"per_domain": 1}
+    assert "options" not in header(suite, "mini", {})
+    with pytest.raises(ValueError, match="per_domain"):
+        selected_names(suite, {"per_domain": 0})

@@ -120,6 +120,34 @@ def configs(suite: str) -> list[Config]:
     ]
 
 
+def selected_names(suite: str, options: Any = None) -> list[str]:
+    """The public scenarios a build writes: all, or the first ``per_domain`` of each domain.
+
+    Build option ``per_domain`` (a positive integer; ``make demo`` uses 1) keeps, per domain,
+    the first scenarios in sorted file order: a smoke-test subset whose size does not grow
+    with the authored pool.
+
+    Raises
+    ------
+    ValueError
+        ``per_domain`` is not a positive integer.
+    """
+    names = public_names(suite)
+    k = (options or {}).get("per_domain")
+    if k is None:
+        return names
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"{suite}: build option per_domain must be a positive integer, got {k!r}")
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        domain = n.split("/")[0]
+        if seen.get(domain, 0) < k:
+            seen[domain] = seen.get(domain, 0) + 1
+            out.append(n)
+    return out
+
+
 def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     kind = _kind(suite)
     names = pool(kind)
@@ -137,7 +165,7 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
                 "sha256": hashlib.sha256(_path(kind, name).read_bytes()).hexdigest(),
             },
         )
-        for name in public_names(suite)
+        for name in selected_names(suite, options)
     ]
 
 
@@ -271,7 +299,7 @@ def prepare(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
 def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
     kind = _kind(suite)
     names = pool(kind)
-    return {
+    out: dict[str, Any] = {
         "generator_rev": GENERATOR_REV,
         "definition": {
             "pool": {n: hashlib.sha256(_path(kind, n).read_bytes()).hexdigest() for n in names},
@@ -281,6 +309,10 @@ def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
             "n_obsint": list(N_OBSINT),
         },
     }
+    if options and options.get("per_domain") is not None:
+        out["definition"]["built"] = selected_names(suite, options)
+        out["options"] = {"per_domain": options["per_domain"]}
+    return out
 
 
 def text(suite: str) -> CardText:

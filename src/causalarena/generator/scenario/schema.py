@@ -554,7 +554,12 @@ class Scenario(_S):
 # ------------------------------------------------------------------------------ loading
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+#: libyaml's safe loader when PyYAML has it (about 10x faster; same documents), else the
+#: pure-Python one.
+_SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_SafeBase):
     """Safe YAML loader that refuses duplicate mapping keys (a silent override otherwise)."""
 
 
