@@ -27,12 +27,13 @@ def test_scenario_step_builds_both_suites_and_prints_one_table2(monkeypatch, tmp
         return tmp_path / out
 
     def fake_board(release, config, methods, pred, report, **kw):
-        boards.append((config, list(methods), kw["max_d"], kw["show"]))
+        boards.append((config, list(methods), kw["max_d"], report))
         kind = config.split("-")[0]
         return _frame(kind, {"semantic": [0.4, 0.6], "formula": [0.2]}[kind])
 
     monkeypatch.setattr("causalarena.release.engine.build", fake_build)
     monkeypatch.setattr(demo, "_leaderboard", fake_board)
+    monkeypatch.chdir(tmp_path)
     console = Console(record=True, width=200)
     synthetic = _frame("synthetic", [0.9, 0.7])
     secs = demo._scenario_leaderboards("rel", synthetic, workers=1, quiet=True, console=console)
@@ -41,11 +42,14 @@ def test_scenario_step_builds_both_suites_and_prints_one_table2(monkeypatch, tmp
         ("arena-semantic", "mini", "rel-semantic", 1),
         ("arena-formula", "mini", "rel-formula", 1),
     ]
-    # the same baselines as the synthetic step, every instance, leaderboard not printed twice
+    # the same baselines as the synthetic step, every instance, no per-family report
     assert boards == [
-        ("semantic-obs", list(demo.DEFAULT_METHODS), None, False),
-        ("formula-obs", list(demo.DEFAULT_METHODS), None, False),
+        ("semantic-obs", list(demo.DEFAULT_METHODS), None, None),
+        ("formula-obs", list(demo.DEFAULT_METHODS), None, None),
     ]
+    # one report over the three families, its Table 2 with all of them
+    t2 = pd.read_csv(tmp_path / "reports/arena/table2.csv")
+    assert set(t2["family"]) == {"synthetic", "semantic", "formula", "Avg"}
     text = console.export_text()
     header = next(ln for ln in text.splitlines() if ln.startswith("| Method"))
     assert header == "| Method | synthetic obs | semantic obs | formula obs | Avg |"
@@ -61,9 +65,11 @@ def test_scenario_step_builds_both_suites_and_prints_one_table2(monkeypatch, tmp
 def test_scenario_step_skips_the_table_when_no_baseline_runs(monkeypatch, tmp_path):
     monkeypatch.setattr("causalarena.release.engine.build", lambda suite, **kw: tmp_path)
     monkeypatch.setattr(demo, "_leaderboard", lambda *a, **kw: None)
+    monkeypatch.chdir(tmp_path)
     console = Console(record=True, width=200)
     demo._scenario_leaderboards("rel", None, workers=1, quiet=True, console=console)
     assert "| Method" not in console.export_text()
+    assert not (tmp_path / "reports").exists()
 
 
 @pytest.mark.parametrize("n", [0, 2])

@@ -8,8 +8,8 @@
 3. build the ``mini`` scale of ``arena-semantic`` and ``arena-formula`` with one public
    scenario per domain (build option ``per_domain=1``; one replicate), run the same baselines on their
    observation-only configs and print one leaderboard in the paper's Table 2 layout
-   (Synthetic / Semantic / Formula obs cells, F1 / SHD); reports go to ``reports/semantic``
-   and ``reports/formula`` (with the section-6.3 domain shifts);
+   (Synthetic / Semantic / Formula obs cells, F1 / SHD); the report of the three families
+   together (with the section-6.3 domain shifts) goes to ``reports/arena``;
 4. if the public real tables are on disk (``$CAUSALARENA_REAL_DATA`` or ``../shared/data/real``),
    build the ``real`` configs and score the same baselines on them; otherwise say how to get them.
 """
@@ -37,14 +37,14 @@ def _leaderboard(
     config: str,
     methods: list[str],
     pred: Path,
-    report: Path,
+    report: Path | None,
     *,
     max_d: int | None,
     workers: int,
     quiet: bool,
     console: Console,
-    show: bool = True,
 ):
+    """Run, score and (unless ``report`` is None) write and print the report; the scores."""
     from causalarena.baselines.registry import missing_methods
     from causalarena.eval.report import write_report
     from causalarena.eval.runner import run
@@ -64,10 +64,10 @@ def _leaderboard(
         console.print(f"  {m}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     # the evaluated set is the documented subset d <= max_d: coverage and fallback are over it
     scores = score_predictions(release, pred, max_d=max_d, configs=[config], workers=workers)
-    write_report(scores, report, title=f"causalarena demo: {config}")
-    if show:
+    if report is not None:
+        write_report(scores, report, title=f"causalarena demo: {config}")
         console.print((report / "summary.md").read_text())
-    console.print(f"report: {report / 'index.html'}")
+        console.print(f"report: {report / 'index.html'}")
     return scores
 
 
@@ -101,25 +101,28 @@ def _scenario_leaderboards(
             f"{kind}-obs",
             list(DEFAULT_METHODS),
             Path(f"predictions/{kind}"),
-            Path(f"reports/{kind}"),
+            None,
             max_d=None,
             workers=workers,
             quiet=quiet,
             console=console,
-            show=False,
         )
         if scores is not None:
             frames.append(scores)
     if frames:
-        table = an.format_benchmark_table(
-            an.benchmark_table(pd.concat(frames, ignore_index=True), ("f1", "shd"))
-        )
+        from causalarena.eval.report import write_report
+
+        scores = pd.concat(frames, ignore_index=True)
+        report = Path("reports/arena")
+        write_report(scores, report, title="causalarena demo: synthetic, semantic, formula")
+        table = an.format_benchmark_table(an.benchmark_table(scores, ("f1", "shd")))
         console.print(
             "Observation-only leaderboard, paper Table 2 layout: mean (sd) F1 / SHD over the "
             "replicate-averaged instances of each family (synthetic d <= 30); Avg = unweighted "
             "mean F1 over the cells. SHD is not commensurate across families."
         )
         console.print(_markdown_table(table))
+        console.print(f"report (Table 2, domain shifts, slices): {report / 'index.html'}")
     return time.perf_counter() - t0
 
 

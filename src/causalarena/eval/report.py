@@ -114,6 +114,39 @@ def _single(scores: pd.DataFrame, column: str) -> str | None:
     return values[0] if values else None
 
 
+def _releases(scores: pd.DataFrame) -> tuple[str | None, str | None]:
+    """``release_version`` and ``manifest_sha256`` of the report (joined by ``"; "``).
+
+    One release, or several releases of *different* suites (``<suite>@<version>``, e.g. the
+    synthetic, semantic and formula arenas of one Table 2), each with one manifest.
+
+    Raises
+    ------
+    ValueError
+        Two versions of one suite, values that are not ``<suite>@<version>``, or a release
+        whose rows carry several manifest hashes.
+    """
+    if "release_version" not in scores.columns or "manifest_sha256" not in scores.columns:
+        return _single(scores, "release_version"), _single(scores, "manifest_sha256")
+    rel = scores["release_version"].map(lambda v: None if _isna(v) else str(v))
+    values = sorted(set(rel.dropna()))
+    if len(values) <= 1:
+        return _single(scores, "release_version"), _single(scores, "manifest_sha256")
+    suites = [v.split("@", 1)[0] for v in values]
+    if any("@" not in v for v in values) or len(set(suites)) < len(suites):
+        raise ValueError(
+            f"scores table mixes several release_version values {values}; write one report "
+            "per release (or combine releases of different suites, <suite>@<version>)"
+        )
+    hashes = []
+    for v in values:
+        h = sorted({str(x) for x in scores.loc[rel == v, "manifest_sha256"] if not _isna(x)})
+        if len(h) > 1:
+            raise ValueError(f"release {v} has several manifest_sha256 values {h}")
+        hashes.append(h[0] if h else MISSING)
+    return "; ".join(values), "; ".join(hashes)
+
+
 def _isna(v: Any) -> bool:
     if v is None:
         return True
@@ -135,8 +168,7 @@ def _provenance(scores: pd.DataFrame, title: str) -> dict[str, Any]:
         methods[str(m)] = rec
     return {
         "title": title,
-        "release_version": _single(scores, "release_version"),
-        "manifest_sha256": _single(scores, "manifest_sha256"),
+        **dict(zip(("release_version", "manifest_sha256"), _releases(scores), strict=True)),
         "package_version": _single(scores, "package_version"),
         "report_package_version": __version__,
         "configs": sorted({str(c) for c in scores["config"].dropna()}),
@@ -585,7 +617,9 @@ def write_report(
     ------
     ValueError
         The table is empty, lacks a required column, has an unknown status, mixes several
-        release versions / manifest hashes / package versions, or names an unknown factor;
+        versions of one suite / manifest hashes of one release / package versions (releases
+        of different suites, e.g. the synthetic, semantic and formula arenas, may share one
+        report and its Table 2), or names an unknown factor;
         ``priors`` given without ``reference_methods``.
     FileNotFoundError
         ``scores`` is a path that does not exist.
