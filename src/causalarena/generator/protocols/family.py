@@ -78,11 +78,6 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     ]
 
 
-def shard_d(unit: Unit) -> int:
-    """Every SCM has d = 30 (fixed-d views as in the synthetic configs)."""
-    return D
-
-
 def data_seed(suite: str, index: int, attempt: int) -> np.random.SeedSequence:
     """Seed of an SCM's data in a suite, keyed by suite, revision, pool index, attempt."""
     s = get_suite(suite)
@@ -355,7 +350,6 @@ FAMILY = Family(
     units=units,
     run_unit=run_unit,
     header=header,
-    text=text,
-    shard_d=shard_d,
+    text=text,  # no shard_d: every row has d = 30, fixed-d views would repeat the configs
     code=("generator/protocols", "generator/synthetic", "generator/sample.py", "spec.py"),
 )
