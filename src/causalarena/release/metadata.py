@@ -32,8 +32,9 @@ from causalarena.schema import SLICE_FACTORS
 #: ``other`` is used by the real-data track, whose datasets keep their own licences (the
 #: card front matter then carries ``license_name`` / ``license_details``).
 LicenseId = Literal["cc-by-4.0", "apache-2.0", "other"]
-#: ``synthetic`` and ``real`` have their own collectors; any other family (temporal ``dot-*``,
-#: plug-in families) is described by the :class:`causalarena.family.CardText` it declares.
+#: Every family's card prose comes from the :class:`causalarena.family.CardText` it declares
+#: (:func:`declared_text`); synthetic adds coverage/audit tables and real its
+#: :class:`RealInfo`, both counted from the shards.
 FamilyName = str
 TaskCategory = Literal["graph-ml", "tabular-classification", "tabular-regression", "other"]
 SizeCategory = Literal["n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M"]
@@ -494,36 +495,6 @@ PAPER = Paper(
 )
 CREATORS = [Person(name="causalarena developers")]
 
-INTENDED_USES = [
-    "Scoring causal-discovery methods (classical, neural and pretrained) on directed-graph "
-    "recovery with exact ground truth, sliced by graph family, dimension, mechanism, noise, "
-    "root dependency and difficulty.",
-    "Reproducible reference evaluations: every number should be reported together with the "
-    "suite name, the release version (Hub tag) and, once minted, the DOI.",
-    "Inspecting or re-sampling the generating processes: every row carries its executable SCM "
-    "specification (`spec`), so new samples, interventions or sample sizes can be drawn with "
-    "`causalarena.sample`.",
-]
-OUT_OF_SCOPE = [
-    "Claims about real-world causal structure: all data are synthetic, no variable has a "
-    "real-world meaning.",
-    "Training a model and then reporting its score on the same public instances as if they were "
-    "unseen (see the overlap disclosure below).",
-    "Effect estimation or counterfactual benchmarks: the ground truth released is the directed "
-    "graph; interventional rows are samples, not paired counterfactuals.",
-]
-OVERLAP_GUIDANCE = [
-    "Public SCMs, their samples and the generator code may end up in pretraining corpora. When "
-    "you report a score, state whether any public CausalArena SCMs, generated samples, the "
-    "`causalarena` generator or a closely related prior were used while developing or "
-    "pretraining the method.",
-    "Label results with the release version; a score on a familiar generator distribution and a "
-    "score on newly introduced environments answer different questions.",
-    "Half of every (graph family, d) block is reserved for held-out evaluation and later "
-    "release. It is drawn from a secret key, and each reserved instance (spec and data) is "
-    "committed to by a salted sha256 in `manifest.json`, so a later reveal can prove the "
-    "instances were fixed at this version.",
-]
 #: What the card and README say about the commitment (one paragraph, rendered verbatim).
 RESERVED_STATEMENT = (
     "The reserved half is drawn from a secret key held by the maintainers (never in the "
@@ -538,92 +509,7 @@ RESERVED_STATEMENT = (
 )
 
 
-LIMITATIONS = [
-    "Synthetic, anonymous variables: an edge is a matrix entry without an operational or "
-    "scientific story; the semantic and formula-grounded SCM families of the paper are not part "
-    "of this suite.",
-    "Known directed graphs only: no latent confounding, no selection bias, no cycles.",
-    "Byte-identical rebuilds are guaranteed only on the platform and library versions recorded "
-    "in `manifest.json` (`environment`).",
-    "The reserved half is drawn from the maintainers' secret key, so it cannot be regenerated "
-    "from the package and seed; its pool positions, graph families, d and difficulty schedule "
-    "are public (they follow the suite definition). Until the key is revealed, only the "
-    "maintainers can score on it or check its commitments.",
-    "The mini scale is a smoke-test subset (one SCM per block, one replicate); report "
-    "leaderboard numbers on the full scale.",
-]
-CHANGELOG = [
-    ChangelogEntry(
-        version="1.0.0",
-        changes=[
-            "First release: 10 graph families x d in {10, 20, 30, 50, 100}, half of every block "
-            "public, obs and obs+int configs, audited SCMs with executable specs.",
-        ],
-    )
-]
-
 # ----------------------------------------------------------------------------- real track
-REAL_SUMMARY = (
-    "Public real-world measurements (laboratory, engineering and observational tables "
-    "released by their authors) paired with reference causal graphs from the literature, for "
-    "evaluating causal discovery on real data. The reference graphs are expert-specified or "
-    "experimentally motivated reference structures, not verified ground truth. Each row is one "
-    "dataset in one setting: the measured table, its intervention mask, the reference "
-    "adjacency matrix, the dataset's licence and citation, and a JSON description of the "
-    "source (not an executable SCM)."
-)
-REAL_INTENDED_USES = [
-    "Checking whether causal-discovery methods that do well on synthetic SCMs recover the "
-    "reference structures of real measurements, reported per dataset and per setting "
-    "(`real-obs`, `real-obsint`).",
-    "Comparing methods on agreement with a literature reference graph, together with the "
-    "alternative reference graphs shipped per dataset (column `alternative_references`) to show "
-    "how sensitive a score is to the choice of reference.",
-    "Reproducible reference evaluations: report the release version (Hub tag), the reference "
-    "graph name and, once minted, the DOI with every number.",
-]
-REAL_OUT_OF_SCOPE = [
-    "Treating the reference graphs as verified causal truth or claiming that a method "
-    "'discovered the true mechanism': agreement with a reference is agreement with an expert "
-    "or experimental hypothesis.",
-    "Effect estimation, counterfactual or clinical conclusions: the tables are released for "
-    "structure-learning benchmarks only.",
-    "Redistributing a dataset without its own licence and citation (see the per-dataset "
-    "licences below).",
-]
-REAL_OVERLAP_GUIDANCE = [
-    "Every table is public and widely used (Sachs et al. 2005, the UCI / Tuebingen tables, "
-    "PetShop): it is likely to be in pretraining corpora together with its published graph. "
-    "When you report a score, state whether the method or its pretraining data could have "
-    "seen these tables or their reference graphs.",
-    "Report real-data scores separately from synthetic ones and label them with the "
-    "reference graph used (`reference_graph_name`).",
-]
-REAL_LIMITATIONS = [
-    "Reference graphs are expert-specified or experimentally motivated structures from the "
-    "literature, not verified truth; several are debated (Sachs ships alternative references "
-    "that differ in edges and acyclicity).",
-    "Few datasets with small graphs; scores have high variance and must not be averaged with "
-    "synthetic results as if they were exchangeable instances.",
-    "Measurements keep their original quirks: discretised or rounded values, outliers, "
-    "constant columns (listed per dataset, not removed), and latent confounding or cycles that "
-    "the reference DAG does not represent.",
-    "Datasets whose source files are not available at build time are left out of a build "
-    "(listed in the card with the reason); results on two builds with different dataset sets are "
-    "not comparable.",
-    "Byte-identical rebuilds need the same source files (checked by sha256/md5) and the "
-    "platform and library versions recorded in `manifest.json` (`environment`).",
-]
-REAL_CHANGELOG = [
-    ChangelogEntry(
-        version="1.0.0",
-        changes=[
-            "First real-data release: public real-world tables with literature reference graphs "
-            "in the configs real-obs (observation-only) and real-obsint (with intervention "
-            "masks); one shard per dataset and config.",
-        ],
-    )
-]
 #: Columns of a real shard read by :func:`collect_real_info`.
 REAL_COLUMNS = [
     "family",
@@ -738,96 +624,77 @@ def _collect_real_metadata(
     configs: list[ConfigInfo],
     views: list[ConfigInfo] | None = None,
 ) -> ReleaseMetadata:
-    pub = manifest.get("publication") or {}
-    frz = manifest.get("freeze") or {}
-    env = manifest.get("environment") or {}
+    """The shared fields plus :class:`RealInfo` read from the shards; licence ``other`` (each
+    dataset keeps its own) and the declared tags plus ``interventional-data`` when there are
+    interventional rows, then ``tabular``."""
+    text = declared_text(folder, manifest)
     real = collect_real_info(folder, manifest)
-    tags: list[Tag] = ["causal-discovery", "benchmark", "real-world-data"]
+    tags: list[Tag] = list(text.tags)
     if any(c.setting == "obsint" and c.rows for c in configs):
         tags.append("interventional-data")
     tags.append("tabular")
     return ReleaseMetadata(
-        suite=manifest["suite"],
-        version=manifest["version"],
-        scale=manifest["scale"],
-        seed=int(manifest.get("seed") or 0),
+        **_shared_fields(manifest, text, configs, views),
         generator_rev=manifest.get("generator_rev", "none"),
-        package_version=str(env.get("causalarena", "unknown")),
-        pretty_name=f"CausalArena {manifest['suite']}",
-        summary=REAL_SUMMARY,
         license="other",
-        task_categories=["graph-ml"],
-        tags=tags,
-        size_category=size_category(sum(c.rows for c in configs)),
-        creators=CREATORS,
-        paper=PAPER,
-        configs=configs,
-        views=views or [],
+        tags=list(dict.fromkeys(tags)),
         family="real",
         real=real,
-        doi=pub.get("doi"),
-        previous_doi=pub.get("previous_doi"),
-        hf_repo_id=pub.get("hf_repo_id"),
-        frozen=bool(frz),
-        date_released=frz.get("date"),
-        changelog=REAL_CHANGELOG,
-        intended_uses=REAL_INTENDED_USES,
-        out_of_scope_uses=REAL_OUT_OF_SCOPE,
-        overlap_guidance=REAL_OVERLAP_GUIDANCE,
-        limitations=REAL_LIMITATIONS,
     )
 
 
-def _collect_generic_metadata(
-    folder: Path,
-    manifest: dict[str, Any],
-    configs: list[ConfigInfo],
-    views: list[ConfigInfo] | None = None,
-) -> ReleaseMetadata:
-    """Metadata of a family described by its declared :class:`~causalarena.family.CardText`."""
+def declared_text(folder: Path, manifest: dict[str, Any]) -> Any:
+    """The :class:`~causalarena.family.CardText` the release's family declares (every family,
+    synthetic and real included: the engine's one place the card prose comes from).
+
+    Raises
+    ------
+    ReleaseError
+        No registered family builds the suite, or it declares a tag that is not a Hub tag.
+    """
     from causalarena.family import family_of
 
     try:
         text = family_of(manifest["suite"]).text(manifest["suite"])
     except ValueError as exc:
         raise ReleaseError(f"{folder}: {exc}") from None
-    pub = manifest.get("publication") or {}
-    frz = manifest.get("freeze") or {}
-    env = manifest.get("environment") or {}
     bad = [t for t in text.tags if not isinstance(t, str) or not re.match(TAG_RE, t)]
     if bad:
         raise ReleaseError(
             f"{folder}: family of suite {manifest['suite']!r} declares card tags {bad} that are "
             f"not Hub tags (lowercase letters, digits and '-', pattern {TAG_RE})"
         )
-    if text.license not in DATA_LICENCES:
-        raise ReleaseError(
-            f"{folder}: family of suite {manifest['suite']!r} declares licence "
-            f"{text.license!r}; known data licences: {sorted(DATA_LICENCES)}"
-        )
+    return text
+
+
+def _shared_fields(
+    manifest: dict[str, Any],
+    text: Any,
+    configs: list[ConfigInfo],
+    views: list[ConfigInfo] | None,
+) -> dict[str, Any]:
+    """The :class:`ReleaseMetadata` fields every family fills the same way: identity and
+    publication state from the manifest, the prose from the family's ``CardText``."""
+    pub = manifest.get("publication") or {}
+    frz = manifest.get("freeze") or {}
+    env = manifest.get("environment") or {}
     changelog = [ChangelogEntry(version=v, changes=[c]) for v, c in text.changelog] or [
         ChangelogEntry(version=manifest["version"], changes=["First release."])
     ]
-    sections = _family_sections(folder, manifest, text)
-    return ReleaseMetadata(
+    return dict(
         suite=manifest["suite"],
         version=manifest["version"],
         scale=manifest["scale"],
         seed=int(manifest.get("seed") or 0),
-        generator_rev=manifest.get("generator_rev", "none"),
         package_version=str(env.get("causalarena", "unknown")),
         pretty_name=text.pretty_name,
         summary=text.summary,
         task_categories=list(text.task_categories),
-        license=text.license,
-        license_notice=text.license_notice or None,
-        tags=list(dict.fromkeys(text.tags)) or ["benchmark"],
         size_category=size_category(sum(c.rows for c in configs)),
         creators=CREATORS,
         paper=PAPER,
         configs=configs,
         views=views or [],
-        family=str(manifest["family"]),
         doi=pub.get("doi"),
         previous_doi=pub.get("previous_doi"),
         hf_repo_id=pub.get("hf_repo_id"),
@@ -840,36 +707,31 @@ def _collect_generic_metadata(
         overlap_guidance=list(text.overlap_guidance),
         limitations=list(text.limitations)
         or ["The family declared no limitations; read its documentation before use."],
-        column_docs=dict(text.column_docs),
-        sections=sections,
     )
 
 
-def _family_sections(folder: Path, manifest: dict[str, Any], text: Any) -> list[CardSection]:
-    """Card sections the family computes from the shards' ``section_columns`` (CardText).
-
-    Raises
-    ------
-    ReleaseError
-        A listed shard is missing or lacks one of the columns.
-    """
-    if text.sections is None:
-        return []
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tables: dict[str, list[Any]] = {}
-    for f in manifest["files"]:
-        if not f.get("config"):
-            continue
-        path = folder / f["path"]
-        try:
-            t = pq.read_table(path, columns=list(text.section_columns))
-        except Exception as exc:  # missing or damaged shard, missing column
-            raise ReleaseError(f"{path}: cannot read the card columns ({exc})") from None
-        tables.setdefault(str(f["config"]), []).append(t)
-    merged = {c: pa.concat_tables(ts) for c, ts in tables.items()}
-    return [CardSection(title=t, body=b) for t, b in text.sections(merged)]
+def _collect_generic_metadata(
+    folder: Path,
+    manifest: dict[str, Any],
+    configs: list[ConfigInfo],
+    views: list[ConfigInfo] | None = None,
+) -> ReleaseMetadata:
+    """Metadata of a family with no data-derived card tables (temporal ``dot-*``, lab,
+    semantic, formula, plug-ins): the shared fields and the declared licence and tags."""
+    text = declared_text(folder, manifest)
+    if text.license not in DATA_LICENCES:
+        raise ReleaseError(
+            f"{folder}: family of suite {manifest['suite']!r} declares licence "
+            f"{text.license!r}; known data licences: {sorted(DATA_LICENCES)}"
+        )
+    return ReleaseMetadata(
+        **_shared_fields(manifest, text, configs, views),
+        generator_rev=manifest.get("generator_rev", "none"),
+        license=text.license,
+        license_notice=text.license_notice or None,
+        tags=list(dict.fromkeys(text.tags)) or ["benchmark"],
+        family=str(manifest["family"]),
+    )
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -1203,43 +1065,12 @@ def collect_metadata(folder: str | Path, manifest: dict[str, Any] | None = None)
             folder, manifest, configs, view_infos(folder, manifest, configs)
         )
     rows = read_factor_rows(folder, manifest)
-    pub = manifest.get("publication") or {}
-    frz = manifest.get("freeze") or {}
     configs = config_infos(folder, manifest)
-    env = manifest.get("environment") or {}
+    text = declared_text(folder, manifest)
     return ReleaseMetadata(
-        suite=manifest["suite"],
-        version=manifest["version"],
-        scale=manifest["scale"],
-        seed=int(manifest.get("seed") or 0),
+        **_shared_fields(manifest, text, configs, view_infos(folder, manifest, configs)),
         generator_rev=manifest.get("generator_rev", "unknown"),
-        package_version=str(env.get("causalarena", "unknown")),
-        pretty_name=f"CausalArena {manifest['suite']}",
-        summary=(
-            "Synthetic structural causal models (SCMs) with exact ground-truth directed acyclic "
-            "graphs for benchmarking causal discovery from observational and interventional "
-            "tabular data. Each row is one dataset instance: a sampled table, its intervention "
-            "mask, the true adjacency matrix and the executable SCM specification that "
-            "generated it."
-        ),
-        task_categories=["graph-ml"],
-        tags=["causal-discovery", "structural-causal-models", "benchmark", "synthetic", "tabular"],
-        size_category=size_category(sum(c.rows for c in configs)),
-        creators=CREATORS,
-        paper=PAPER,
-        configs=configs,
-        views=view_infos(folder, manifest, configs),
+        tags=list(dict.fromkeys(text.tags)),
         coverage=compute_coverage(rows),
         audit=compute_audit(rows),
-        doi=pub.get("doi"),
-        previous_doi=pub.get("previous_doi"),
-        hf_repo_id=pub.get("hf_repo_id"),
-        frozen=bool(frz),
-        date_released=frz.get("date"),
-        reserved=reserved_info(frz),
-        changelog=CHANGELOG,
-        intended_uses=INTENDED_USES,
-        out_of_scope_uses=OUT_OF_SCOPE,
-        overlap_guidance=OVERLAP_GUIDANCE,
-        limitations=LIMITATIONS,
     )

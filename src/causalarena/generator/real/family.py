@@ -297,11 +297,20 @@ def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
 
 
 def text(suite: str) -> CardText:
-    """Short prose; the full real-data card is collected by :mod:`causalarena.release.metadata`."""
+    """The card prose (:mod:`.card`); per-dataset counts, licences and citations are read from
+    the shards by :mod:`causalarena.release.metadata`.  The data keep each source's licence
+    (the card's licence is ``other``), so ``license`` here is not used."""
+    from causalarena.generator.real import card
+
     return CardText(
         pretty_name=f"CausalArena {suite}",
-        summary="Real tables with published reference graphs (not verified truth).",
-        tags=("causal-discovery", "benchmark", "real-world-data"),
+        summary=card.SUMMARY,
+        tags=card.TAGS,
+        intended_uses=card.INTENDED_USES,
+        out_of_scope_uses=card.OUT_OF_SCOPE,
+        overlap_guidance=card.OVERLAP_GUIDANCE,
+        limitations=card.LIMITATIONS,
+        changelog=card.CHANGELOG,
     )
 
 

@@ -227,12 +227,19 @@ def header(suite: str, scale: str, options: Any = None) -> dict[str, Any]:
 
 
 def text(suite: str) -> CardText:
-    """Short prose; the full synthetic card (coverage tables, audit) is collected from the
+    """The card prose (:mod:`.card`); the coverage and audit tables are counted from the
     shards by :mod:`causalarena.release.metadata`."""
+    from causalarena.generator.synthetic import card
+
     return CardText(
         pretty_name=f"CausalArena {suite}",
-        summary="Synthetic SCMs with exact ground-truth DAGs for benchmarking causal discovery.",
-        tags=("causal-discovery", "structural-causal-models", "benchmark", "synthetic"),
+        summary=card.SUMMARY,
+        tags=card.TAGS,
+        intended_uses=card.INTENDED_USES,
+        out_of_scope_uses=card.OUT_OF_SCOPE,
+        overlap_guidance=card.OVERLAP_GUIDANCE,
+        limitations=card.LIMITATIONS,
+        changelog=card.CHANGELOG,
     )
 
 
