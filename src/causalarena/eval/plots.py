@@ -946,8 +946,10 @@ def plot_domain_shifts(
     if vals.size <= 400:
         for i in range(n_m):
             for j in range(n_c):
-                if np.isfinite(vals[i, j]):
-                    ax.text(j, i, f"{vals[i, j]:+.2f}", ha="center", va="center", fontsize=8)
+                v = vals[i, j]
+                if np.isfinite(v):
+                    color = "white" if abs(v) > 0.6 * lim else "black"
+                    ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=8, color=color)
     ax.set_title(f"{family} domains: self-centred {_label(metric)}")
     fig.colorbar(im, ax=ax, label=f"{_label(metric)} shift from method average", shrink=0.9)
     bar.barh(np.arange(n_m), std.reindex(matrix.index).to_numpy(dtype=float), color="0.5")
