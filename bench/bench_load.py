@@ -17,19 +17,28 @@ per row) for
   and torch format, per row and in batches of 8 (``X`` arrives ``(8, n, d)``); ``before``
   rows read them through the views as the previous layout declared them (``Array2D((None,
   d))``, every column: a copy of the card in a temporary folder over the same shards),
-  ``after`` through the card as built (``Array2D((n, d))``, the view columns).
+  ``after`` through the card as built (``Array2D((n, d))``, the view columns); ``arrow``
+  (no formatter) shows what ``datasets``' per-shard reading costs before any formatting;
+- ``1 shard/view``: the views' rows rewritten as one shard per view in a temporary folder
+  (and a pyarrow read of those shards as their reference): the mini release holds 1-2 rows
+  per shard, the full one about 30, and ``datasets`` pays a fixed cost per shard.
+
+torch runs with ``torch.set_num_threads(1)`` (what DataLoader workers use): with its default
+threads, each ``torch.tensor`` copy spins both cores of a shared machine (3x the CPU).
 
 The ``X``/``mask``/``adjacency`` columns say what each reader hands over before any conversion
 (``f32 (n,d)`` = float32 ndarray of the row's shape).  ``vs pyarrow`` is the reference's time
-over the reader's, excluding the ``load_dataset`` call (``open s``), against the reference that
-reads the same columns (``ref``), and ``vs all`` against the all-column read.  Each reader's
-fastest of ``--repeat`` interleaved rounds is kept; ``--clock cpu`` (the default) times this
-process's CPU, steadier than the wall clock when the machine is shared.
+over the reader's in the same round, excluding the ``load_dataset`` call (``open s``), against
+the reference that reads the same columns (``ref``), and ``vs all`` against the all-column
+read: the median over ``--repeat`` interleaved rounds (rows/s and MB/s: each reader's fastest
+round).  ``--clock cpu`` (the default) times this process's CPU, steadier than the wall clock
+when the machine is shared.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -137,7 +146,9 @@ def read_datasets_numpy(folder: Path, config: str, shards: list[str]):
         yield x, row["X"], row["mask"], row["adjacency"], shape
 
 
+@functools.cache
 def _front_matter(folder: Path) -> dict[str, Any]:
+    """The card's YAML, parsed once per folder (outside the timed reads thereafter)."""
     import yaml
 
     return yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---", 2)[1])
@@ -197,16 +208,61 @@ def before_folder(folder: Path, out: Path) -> Path:
 
 
 BEFORE = [Path("bench/out/load-before")]  # set in main: the before-layout card folder
+REPACKED = [Path("bench/out/load-repacked")]  # set in main: one shard per view
 
 
-def read_views(fmt: str, batch_size: int = 0, before: bool = False):
+def repacked_folder(folder: Path, out: Path) -> Path:
+    """``out``: every fixed-d view's rows (its columns only) rewritten as ONE shard, under a
+    card declaring just the views with the release's features.  Same rows, fewer and larger
+    shards (the full release holds about 30 rows per shard, the mini one 1-2), to show what
+    ``datasets``' per-shard cost does to the ratio."""
+    import shutil
+
+    import yaml
+
+    if out.exists():
+        shutil.rmtree(out)
+    fm = _front_matter(folder)
+    infos = {i["config_name"]: i for i in fm["dataset_info"]}
+    configs, dinfo = [], []
+    for c in fm["configs"]:
+        if not c.get("columns"):
+            continue
+        paths = c["data_files"][0]["path"]
+        table = pa.concat_tables(pq.read_table(folder / p, columns=c["columns"]) for p in paths)
+        rel = f"data/{c['config_name']}/test-00000-of-00001.parquet"
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, out / rel, compression="zstd", row_group_size=64)
+        configs.append(
+            {"config_name": c["config_name"], "data_files": [{"split": "test", "path": rel}]}
+        )
+        info = dict(infos[c["config_name"]])
+        info.pop("download_size", None), info.pop("dataset_size", None), info.pop("splits", None)
+        dinfo.append(info)
+    fm = {"configs": configs, "dataset_info": dinfo}
+    (out / "README.md").write_text("---\n" + yaml.safe_dump(fm, sort_keys=False) + "---\n")
+    return out
+
+
+def read_pyarrow_repacked(folder: Path, config: str, shards: list[str]):
+    for view in views_of(folder, config):
+        yield from _read(REPACKED[0], [f"data/{view}/test-00000-of-00001.parquet"], None)
+
+
+def read_views(fmt: str, batch_size: int = 0, variant: str = "after"):
     def read(folder: Path, config: str, shards: list[str]):
         views = views_of(folder, config)
         if not views:
             raise SystemExit(f"{folder}: the card declares no fixed-d views of {config}")
-        src = BEFORE[0] if before else folder
+        src = {"before": BEFORE[0], "repacked": REPACKED[0]}.get(variant, folder)
         for view in views:
             ds = _stream(src, view, fmt)
+            if fmt == "arrow":
+                for table in ds.iter(batch_size=batch_size) if batch_size else ds:
+                    for arrs in arrays_of(table):
+                        shape = arrs["X"].shape
+                        yield arrs["X"], table["X"], table["mask"], table["adjacency"], shape
+                continue
             if not batch_size:
                 for row in ds:
                     shape = (int(row["n_obs"]) + int(row["n_int"]), int(row["d"]))
@@ -249,7 +305,7 @@ def read_causalarena(folder: Path, config: str, shards: list[str]):
         yield arr["X"], arr["X"], arr["mask"], arr["adjacency"], shape
 
 
-ALL, VIEW = "pyarrow, all cols", "pyarrow, view cols"
+ALL, VIEW, REPACK = "pyarrow, all cols", "pyarrow, view cols", "pyarrow, 1 shard/view"
 #: reader name -> (reader, the reference reading the same columns)
 READERS: dict[str, tuple[Callable, str]] = {
     ALL: (read_pyarrow, ALL),
@@ -258,13 +314,19 @@ READERS: dict[str, tuple[Callable, str]] = {
     "datasets arrow": (read_datasets_arrow, ALL),
     "datasets python": (read_datasets_python, ALL),
     "causalarena.load": (read_causalarena, ALL),
-    "d-views numpy, before": (read_views("numpy", before=True), ALL),
+    "d-views numpy, before": (read_views("numpy", variant="before"), ALL),
     "d-views numpy, after": (read_views("numpy"), VIEW),
-    "d-views numpy B=8, before": (read_views("numpy", 8, before=True), ALL),
+    "d-views numpy B=8, before": (read_views("numpy", 8, variant="before"), ALL),
     "d-views numpy B=8, after": (read_views("numpy", 8), VIEW),
-    "d-views torch, before": (read_views("torch", before=True), ALL),
+    "d-views torch, before": (read_views("torch", variant="before"), ALL),
     "d-views torch, after": (read_views("torch"), VIEW),
     "d-views torch B=8, after": (read_views("torch", 8), VIEW),
+    "d-views arrow, after": (read_views("arrow"), VIEW),
+    "d-views arrow B=8, after": (read_views("arrow", 8), VIEW),
+    REPACK: (read_pyarrow_repacked, REPACK),
+    "d-views numpy, 1 shard/view": (read_views("numpy", variant="repacked"), REPACK),
+    "d-views numpy B=8, 1 shard/view": (read_views("numpy", 8, variant="repacked"), REPACK),
+    "d-views arrow B=8, 1 shard/view": (read_views("arrow", 8, variant="repacked"), REPACK),
 }
 
 
@@ -300,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folder", help="release folder (default: build the mini synthetic suite)")
     ap.add_argument("--out", default="bench/out/load-mini", help="where to build the default")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds; the fastest is kept")
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds")
     ap.add_argument(
         "--clock",
         choices=["wall", "cpu"],
@@ -325,37 +387,53 @@ def main(argv: list[str] | None = None) -> None:
     has_views = bool(views_of(folder, next(iter(configs))))
     if has_views:
         BEFORE[0] = before_folder(folder, Path(args.out).parent / "load-before")
+        REPACKED[0] = repacked_folder(folder, Path(args.out).parent / "load-repacked")
+        for f in (BEFORE[0], REPACKED[0]):
+            _front_matter(f)  # parsed once, before any timing
+    try:  # torch's intra-op threads spin on a shared machine (as in DataLoader workers: 1)
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
     if args.readers is None:  # every reader this folder and environment support
         import importlib.util
 
         args.readers = [
             r
             for r in READERS
-            if not (("views" in r or r == VIEW) and not has_views)
+            if not (("views" in r or r in (VIEW, REPACK)) and not has_views)
             and not (" torch" in r and importlib.util.find_spec("torch") is None)
         ]
     needed = list(dict.fromkeys([READERS[r][1] for r in args.readers] + args.readers))
     for rel in (r for s in configs.values() for r in s):  # warm the page cache for everyone
         (folder / rel).read_bytes()
     results: dict[str, dict[str, Any]] = {}
+    times: dict[str, list[float]] = {name: [] for name in needed}  # read s, one per round
     for _ in range(args.repeat):  # interleaved rounds; keep each reader's fastest
         for name in needed:
             r = measure(folder, configs, READERS[name][0])
+            times[name].append(r["wall"] - r["open"])
             if (
                 name not in results
                 or r["wall"] - r["open"] < results[name]["wall"] - results[name]["open"]
             ):
                 results[name] = r
+
+    def ratio(ref: str, name: str) -> float:
+        """Median over rounds of the reference's time over the reader's, same round."""
+        return float(np.median([a / b for a, b in zip(times[ref], times[name], strict=True)]))
+
     rows_total = sum(manifest["configs"][c]["rows"] for c in configs)
     print(
         f"bench_load: {folder} ({manifest.get('suite')}, {manifest.get('scale')}), "
         f"configs {', '.join(configs)}: {rows_total} rows in "
         f"{sum(len(s) for s in configs.values())} shards, "
         f"{next(iter(results.values()))['xbytes'] / 1e6:.1f} MB of X; {args.clock} clock, "
-        f"fastest of {args.repeat}"
+        f"{args.repeat} interleaved rounds (rows/s: fastest; ratios: median of the rounds)"
     )
-    head = f"{'reader':<27}{'open s':>7}{'read s':>7}{'rows/s':>8}{'MB/s X':>8}"
-    head += f"  {'ref':<10}{'vs pyarrow':>11}{'vs all':>7}  "
+    head = f"{'reader':<33}{'open s':>7}{'read s':>7}{'rows/s':>8}{'MB/s X':>8}"
+    head += f"  {'ref':<13}{'vs pyarrow':>11}{'vs all':>7}  "
     print(head + f"{'X':<15}{'mask':<13}{'adjacency':<13}")
     for name in needed:
         r = results[name]
@@ -363,17 +441,18 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"{name} read {r['rows']} rows, the manifest lists {rows_total}")
         read = r["wall"] - r["open"]
         ref_name = READERS[name][1]
-        ref = results[ref_name]
+        vs_all = f"{ratio(ALL, name):>6.2f}x" if ALL in times else f"{'-':>7}"
         print(
-            f"{name:<27}{r['open']:>7.2f}{read:>7.3f}{r['rows'] / read:>8.1f}"
-            f"{r['xbytes'] / read / 1e6:>8.1f}  {ref_name.split(', ')[1]:<10}"
-            f"{ref['wall'] / read:>10.2f}x{results[ALL]['wall'] / read:>6.2f}x  "
+            f"{name:<33}{r['open']:>7.2f}{read:>7.3f}{r['rows'] / read:>8.1f}"
+            f"{r['xbytes'] / read / 1e6:>8.1f}  {ref_name.split(', ')[1]:<13}"
+            f"{ratio(ref_name, name):>10.2f}x{vs_all}  "
             f"{r['X']:<15}{r['mask']:<13}{r['adjacency']:<13}"
         )
     print(
         "open s = CPU in load_dataset/causalarena.load calls, excluded from read s; vs pyarrow "
-        "= pyarrow read time of the same columns (ref) / reader's read time (higher is "
-        "faster), vs all = the same against the all-column pyarrow read"
+        "= pyarrow read time of the same columns (ref) / reader's read time in the same round "
+        "(higher is faster), vs all = the same against the all-column pyarrow read; 1 shard/view = the "
+        "views' rows rewritten one shard per view (temporary copy); torch with 1 thread"
     )
 
 

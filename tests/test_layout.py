@@ -92,7 +92,7 @@ def test_plain_datasets_numpy_streaming_types_and_shapes(mini_release):
             n, d = stored[r["id"]]["n"], stored[r["id"]]["d"]
             assert r["X"] == ["float32", [n, d]]
             assert r["mask"] == ["bool", [n, d]]
-            assert r["adj"][0].startswith("int") and r["adj"][1] == [d, d]
+            assert r["adj"] == ["int64", [d, d]]  # datasets' numpy format widens int8
             i = by_id[r["id"]]
             A = np.asarray(table.column("adjacency")[i].as_py(), dtype=np.int8)
             X = np.asarray(table.column("X")[i].as_py(), dtype=np.float32)
@@ -103,6 +103,59 @@ def test_plain_datasets_numpy_streaming_types_and_shapes(mini_release):
     # view: Array2D over the same storage)
     assert out["synthetic-obs/arrow"].endswith("int8>>")
     assert out["synthetic-obs-d020/arrow"].endswith("int8>>")
+
+
+def test_adjacency_dtype_plain_datasets_returns_per_format(mini_release):
+    """The adjacency is stored int8; plain datasets hands it over as int64 in the numpy and
+    torch formats (their formatters widen every integer array, config and view alike), as
+    int8 in the arrow format and as Python ints in the default format.  The README states
+    this; causalarena.to_numpy casts back to int8."""
+    out = _plain(
+        """
+        import importlib.util
+        fmts = ["numpy", "arrow", None]
+        if importlib.util.find_spec("torch"):
+            fmts.append("torch")
+        for config in ("synthetic-obs", "synthetic-obsint-d010"):
+            ds = datasets.load_dataset(folder, config, split="test", streaming=True)
+            for fmt in fmts:
+                r = next(iter(ds.with_format(fmt) if fmt else ds))
+                a = r["adjacency"]
+                if fmt == "arrow":
+                    ty = a.type
+                    got = [str(getattr(ty, "storage_type", ty).value_type.value_type)]
+                    a = np.asarray(a[0].as_py() if hasattr(a[0], "as_py") else a.to_pylist()[0])
+                elif fmt is None:
+                    got = [type(a).__name__, type(a[0][0]).__name__]
+                    a = np.asarray(a)
+                else:
+                    got = [str(a.dtype).replace("torch.", "")]
+                    a = np.asarray(a)
+                out[f"{config}/{fmt}"] = got + [int(a.sum()), list(a.shape)]
+            b = next(ds.with_format("numpy").iter(batch_size=2))["adjacency"]
+            out[f"{config}/numpy-batch"] = str(b.dtype) if b.dtype != object else str(b[0].dtype)
+        """,
+        mini_release,
+    )
+    table = pq.read_table(mini_release / "data" / "synthetic-obs")
+    assert str(table.schema.field("adjacency").type.value_type.value_type) == "int8"
+    first = {}
+    for config in ("synthetic-obs", "synthetic-obsint-d010"):
+        assert out[f"{config}/numpy"][0] == "int64"
+        assert out[f"{config}/numpy-batch"] == "int64"
+        assert out[f"{config}/arrow"][0] == "int8"
+        assert out[f"{config}/None"][:2] == ["list", "int"]
+        if f"{config}/torch" in out:
+            assert out[f"{config}/torch"][0] == "int64"
+        sums = {
+            tuple(map(str, v[-2:]))
+            for k, v in out.items()
+            if k.startswith(config + "/") and isinstance(v, list)
+        }
+        assert len(sums) == 1  # the same matrix whatever the format
+        first[config] = out[f"{config}/numpy"][-2:]
+    A = np.asarray(table.column("adjacency")[0].as_py(), dtype=np.int8)
+    assert first["synthetic-obs"] == [int(A.sum()), list(A.shape)] and A.sum() > 0
 
 
 def test_fixed_d_selections_batch_into_b_n_d(mini_release):
