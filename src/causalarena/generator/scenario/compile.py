@@ -17,6 +17,7 @@ file writes the relation in another orientation).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,24 +185,45 @@ def sympy_symbols(sc: sch.Scenario, names: set[str]) -> dict[str, Any]:
 
 
 def _solve(sc, lhs, rhs, target, branch, fail):
+    names = ex.symbols(lhs) | ex.symbols(rhs)
+    positive = tuple(
+        (n, (sc.variable(n).range[0] if sc.variable(n) is not None else sc.constants[n].value) > 0)
+        for n in sorted(names)
+    )
+    ok, result = _solve_cached(lhs, rhs, target, branch, positive)
+    if not ok:
+        raise fail(result)
+    return result
+
+
+@functools.lru_cache(maxsize=4096)
+def _solve_cached(lhs, rhs, target, branch, positive):
+    """sympy solution of ``lhs = rhs`` for ``target``: ``(True, tree)`` or ``(False, reason)``.
+
+    A pure function of the parsed relation and each symbol's positivity (the assumptions of
+    :func:`sympy_symbols`), memoised: the gate and the compiler resolve each formula node
+    many times.
+    """
     import sympy as sp
 
-    syms = sympy_symbols(sc, ex.symbols(lhs) | ex.symbols(rhs))
+    syms = {
+        n: sp.Symbol(n, positive=True) if pos else sp.Symbol(n, real=True) for n, pos in positive
+    }
     eq = sp.Eq(ex.to_sympy(lhs, syms), ex.to_sympy(rhs, syms))
     try:
         sols = sp.solve(eq, syms[target], dict=False)
     except (NotImplementedError, ValueError, TypeError) as exc:
-        raise fail(f"sympy cannot solve the relation for {target!r}: {exc}") from None
+        return False, f"sympy cannot solve the relation for {target!r}: {exc}"
     if not sols:
-        raise fail(f"the relation has no solution for {target!r}")
+        return False, f"the relation has no solution for {target!r}"
     if branch >= len(sols):
-        raise fail(f"branch {branch} requested but sympy found {len(sols)} solution(s): {sols}")
+        return False, f"branch {branch} requested but sympy found {len(sols)} solution(s): {sols}"
     if len(sols) > 1 and branch == 0 and len({str(s) for s in sols}) > 1:
-        raise fail(f"{len(sols)} solutions {sols}; pick one with 'branch' (0-based)")
+        return False, f"{len(sols)} solutions {sols}; pick one with 'branch' (0-based)"
     try:
-        return ex.from_sympy(sp.sympify(sols[branch]))
+        return True, ex.from_sympy(sp.sympify(sols[branch]))
     except ex.ExpressionError as exc:
-        raise fail(str(exc)) from None
+        return False, str(exc)
 
 
 # ------------------------------------------------------------------------------ compile
