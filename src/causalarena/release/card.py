@@ -145,7 +145,10 @@ def usage_lines(meta: ReleaseMetadata) -> list[str]:
         v = meta.views[0]
         L += [
             "Fixed-d views `<config>-dNNN` read the same shards with `datasets.Array2D` "
-            "features: the numpy and torch formats convert each matrix in one step, and rows "
+            "features (`X`, `mask`: `(n, d)`, with `n = n_obs + n_int` fixed when every row "
+            "of the view has the same one; `adjacency`: `(d, d)`) and serve only the columns "
+            f"{', '.join(f'`{c}`' for c in v.columns)} (join on `instance_id` for the rest): "
+            "the numpy and torch formats convert each matrix in one step, and rows "
             'stack into `(B, n, d)` batches (also `with_format("torch")`):',
             "",
             "```python",
@@ -153,10 +156,11 @@ def usage_lines(meta: ReleaseMetadata) -> list[str]:
             f'batch = next(ds.with_format("numpy").iter(batch_size=4))  # batch["X"]: (4, n, {v.d})',
             "```",
             "",
-            "| view | of config | d | rows | shards |",
-            "|---|---|---:|---:|---:|",
+            "| view | of config | n | d | rows | shards |",
+            "|---|---|---:|---:|---:|---:|",
             *(
-                f"| `{c.name}` | `{c.view_of}` | {c.d} | {c.rows} | {c.shards} |"
+                f"| `{c.name}` | `{c.view_of}` | {c.n if c.n else 'varies'} | {c.d} | "
+                f"{c.rows} | {c.shards} |"
                 for c in meta.views
             ),
             "",
