@@ -73,3 +73,33 @@ def test_two_versions_of_one_suite_or_two_manifests_of_one_release_are_refused(t
     c = [dict(r, manifest_sha256="dd" * 32, scm_id="x") for r in _rows("semantic", [0.5])]
     with pytest.raises(ValueError, match="manifest_sha256"):
         write_report(pd.DataFrame(a + c + _rows("formula", [0.2])), tmp_path)
+
+
+def test_cli_report_takes_several_predictions_folders(tmp_path, monkeypatch, capsys):
+    import causalarena.eval.edges as edges_mod
+    import causalarena.eval.score as score_mod
+    from causalarena.cli import main
+
+    frames = {
+        "p-syn": pd.DataFrame(_rows("synthetic", [0.9, 0.7])),
+        "p-sem": pd.DataFrame(_rows("semantic", [0.4, 0.6])),
+    }
+    seen = []
+
+    def fake_score(release, pred_dir, **kw):
+        seen.append((str(release), str(pred_dir)))
+        return frames[str(pred_dir)]
+
+    monkeypatch.setattr(score_mod, "score_predictions", fake_score)
+    monkeypatch.setattr(score_mod, "release_of", lambda d: f"rel-of-{d}")
+    monkeypatch.setattr(edges_mod, "edge_counts", lambda r, d: pd.DataFrame())
+    out = tmp_path / "rep"
+    assert main(["report", "p-syn", "p-sem", "--out", str(out), "--no-ood"]) == 0
+    # each folder scored against its own release
+    assert seen == [("rel-of-p-syn", "p-syn"), ("rel-of-p-sem", "p-sem")]
+    t2 = pd.read_csv(out / "table2.csv")
+    f1 = t2[(t2.metric == "f1") & (t2.split == "obs")].set_index("family")["mean"]
+    assert f1["synthetic"] == pytest.approx(0.8) and f1["semantic"] == pytest.approx(0.5)
+    # --release names one release: refused with several folders, nothing written
+    assert main(["report", "p-syn", "p-sem", "--out", str(tmp_path / "x"), "--release", "r"]) == 2
+    assert "--release" in capsys.readouterr().err and not (tmp_path / "x").exists()

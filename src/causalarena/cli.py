@@ -50,7 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser(
         "report", help="score predictions and write tables, plots and a leaderboard page"
     )
-    rp.add_argument("pred_dir")
+    rp.add_argument(
+        "pred_dir",
+        nargs="+",
+        help="predictions folder(s); several (e.g. of arena-synthetic, arena-semantic and "
+        "arena-formula) make one report whose Table 2 has every family",
+    )
     rp.add_argument("--out", required=True, help="report folder")
     rp.add_argument("--release", default=None, help="release folder (default: the one in run.json)")
     from causalarena import cli_report

@@ -106,16 +106,28 @@ def run_report(args: argparse.Namespace) -> int:
     from causalarena.eval.report import write_report
     from causalarena.eval.score import release_of, score_predictions
 
-    if is_lab_results(args.pred_dir):  # `lab run --out` results: the lab leaderboards
+    dirs = [args.pred_dir] if isinstance(args.pred_dir, str) else list(args.pred_dir)
+    if len(dirs) == 1 and is_lab_results(dirs[0]):  # `lab run --out`: the lab leaderboards
         from causalarena.cli_lab import run_lab_report
 
-        return run_lab_report(args.pred_dir, args.out, args.seed)
-    release = args.release or release_of(args.pred_dir)
-    scores = score_predictions(
-        release,
-        args.pred_dir,
-        workers=max(1, getattr(args, "workers", 1)),
-        max_d=getattr(args, "max_d", None),
+        return run_lab_report(dirs[0], args.out, args.seed)
+    if len(dirs) > 1 and args.release:
+        raise ValueError(
+            "--release: give it with one predictions folder only (with several, each "
+            "folder's run.json names its release)"
+        )
+    releases = [args.release or release_of(d) for d in dirs]
+    scores = pd.concat(
+        [
+            score_predictions(
+                rel,
+                d,
+                workers=max(1, getattr(args, "workers", 1)),
+                max_d=getattr(args, "max_d", None),
+            )
+            for rel, d in zip(releases, dirs, strict=True)
+        ],
+        ignore_index=True,
     )
     present = set(scores["method"].dropna())
     kwargs: dict = {"seed": args.seed}
@@ -145,13 +157,17 @@ def run_report(args: argparse.Namespace) -> int:
             )
             print(f"OOD score skipped: {why}", file=sys.stderr)
     if not args.no_edges:
-        edges = edge_counts(release, args.pred_dir)
-        if not edges.empty:
-            kwargs["edges"] = edges
+        parts = [edge_counts(rel, d) for rel, d in zip(releases, dirs, strict=True)]
+        parts = [e for e in parts if not e.empty]
+        if parts:
+            kwargs["edges"] = pd.concat(parts, ignore_index=True)
     if args.runtime:
         kwargs["runtime_points"] = pd.read_csv(args.runtime)
     paths = write_report(
-        scores, args.out, title=f"causalarena leaderboard ({Path(release).name})", **kwargs
+        scores,
+        args.out,
+        title=f"causalarena leaderboard ({', '.join(Path(r).name for r in releases)})",
+        **kwargs,
     )
     print(
         f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}"
