@@ -70,3 +70,20 @@ def test_check_binary_rejects_wrapping_int8_and_keeps_caller_array_writable():
     big[0, 1] = 256  # 256 wraps to 0 as int8: must be refused before the cast
     with pytest.raises(ValueError, match="binary"):
         M._check_binary(big, "x")
+
+
+def test_auroc_ap_equal_sklearn_with_ties():
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(14)
+    for k in range(300):
+        n = int(rng.integers(2, 400))
+        y = rng.random(n) < rng.uniform(0.05, 0.9)
+        if not 0 < y.sum() < n:
+            continue
+        s = rng.random(n)
+        if k % 2:  # heavy ties, like thresholded or rounded edge scores
+            s = np.round(s * rng.integers(1, 5)) / 4
+        auroc, ap = M._auroc_ap(y, s)
+        assert auroc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+        assert ap == pytest.approx(average_precision_score(y, s), abs=1e-12)

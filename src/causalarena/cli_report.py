@@ -35,6 +35,15 @@ def add_report_options(rp: argparse.ArgumentParser) -> None:
         help="runtime_k.csv from `causalarena runtime`, added as the T(k) section",
     )
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs")
+    rp.add_argument(
+        "--replicates",
+        default=None,
+        help="comma-separated replicate indices to evaluate (a documented subset like "
+        "--max-d: coverage and the empty-graph fallback are over it; default: all)",
+    )
+    rp.add_argument(
+        "--no-sid", action="store_true", help="skip SID and its CPDAG bounds (the costly metrics)"
+    )
 
 
 def add_commands(sub) -> None:
@@ -117,6 +126,16 @@ def run_report(args: argparse.Namespace) -> int:
             "folder's run.json names its release)"
         )
     releases = [args.release or release_of(d) for d in dirs]
+    reps = getattr(args, "replicates", None)
+    if reps is not None:
+        try:
+            reps = [int(r) for r in reps.split(",") if r.strip()]
+        except ValueError:
+            print(f"error: --replicates {args.replicates}: not a list of integers", file=sys.stderr)
+            return 2
+        if not reps:
+            print("error: --replicates is empty", file=sys.stderr)
+            return 2
     scores = pd.concat(
         [
             score_predictions(
@@ -124,6 +143,8 @@ def run_report(args: argparse.Namespace) -> int:
                 d,
                 workers=max(1, getattr(args, "workers", 1)),
                 max_d=getattr(args, "max_d", None),
+                replicates=reps,
+                sid=not getattr(args, "no_sid", False),
             )
             for rel, d in zip(releases, dirs, strict=True)
         ],

@@ -104,19 +104,25 @@ def consistent_extension(pattern: ArrayLike) -> NDArray[np.bool_] | None:
     adj = a | a.T
     out = dire.copy()
     alive = np.ones(d, dtype=bool)
+    n_out = dire.sum(axis=1)  # outgoing directed edges to alive nodes
     for _ in range(d):
-        sub_adj = adj & alive[None, :] & alive[:, None]
-        sub_und = und & sub_adj
-        sink = alive & ~(dire & alive[None, :]).any(axis=1)
-        # bad[x, y]: y - x undirected and some other neighbour z of x is not adjacent to y
-        miss = ~sub_adj
-        np.fill_diagonal(miss, False)
-        bad = sub_und & bool_matmul(sub_adj, miss.T)
-        ok = sink & ~bad.any(axis=1)
-        if not ok.any():
+        x = -1
+        for v in np.flatnonzero(alive & (n_out == 0)).tolist():  # sinks, lowest index first
+            nb = np.flatnonzero(adj[v] & alive)
+            und_nb = nb[und[v, nb]]
+            if und_nb.size == 0:
+                x = v
+                break
+            # every undirected neighbour y must be adjacent to every other neighbour of v
+            sub = adj[np.ix_(und_nb, nb)]
+            sub[np.arange(und_nb.size), np.searchsorted(nb, und_nb)] = True
+            if sub.all():
+                x = v
+                break
+        if x < 0:
             return None
-        x = int(np.flatnonzero(ok)[0])
-        nb = np.flatnonzero(sub_und[x])
+        nb = np.flatnonzero(und[x] & alive)
         out[nb, x] = True
         alive[x] = False
+        n_out -= dire[:, x]
     return out

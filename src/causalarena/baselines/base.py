@@ -22,6 +22,7 @@ import numpy as np
 __all__ = [
     "FAMILIES",
     "GRAPH_TYPES",
+    "PRETRAINING_DISCLOSURES",
     "Method",
     "MethodInfo",
     "MethodResult",
@@ -29,6 +30,7 @@ __all__ = [
     "environments",
     "expand",
     "make_fit",
+    "disclosure_problem",
     "validate_inputs",
 ]
 
@@ -44,6 +46,31 @@ FAMILIES = (
 )
 #: Allowed values of :attr:`MethodInfo.output_graph` and :attr:`MethodResult.graph_type`.
 GRAPH_TYPES = ("dag", "cpdag", "essential", "pag")
+#: Kinds of :attr:`MethodInfo.pretraining_disclosure` and of the predictions column of the
+#: same name (paper Sec. 6: leaderboard entries disclose pretraining-evaluation overlap):
+#: ``none`` (no pretraining, e.g. every wrapped classical method; the default),
+#: ``declared prior`` (pretrained on a documented SCM prior) and ``corpus overlap report``
+#: (a report of the overlap between the pretraining corpus and the release exists).  The two
+#: disclosing kinds may name their document after a colon:
+#: ``"declared prior: https://example.org/prior.yaml"``.
+PRETRAINING_DISCLOSURES = ("none", "declared prior", "corpus overlap report")
+
+
+def disclosure_problem(value: Any) -> str | None:
+    """Why ``value`` is not a valid pretraining disclosure, or None when it is.
+
+    Valid: one of :data:`PRETRAINING_DISCLOSURES`, or ``"declared prior: <reference>"`` /
+    ``"corpus overlap report: <reference>"`` with a non-empty reference.
+    """
+    if not isinstance(value, str):
+        return "it is empty" if value is None else "it is not text"
+    kind, sep, ref = value.partition(":")
+    kind = kind.strip()
+    if kind not in PRETRAINING_DISCLOSURES:
+        return "expected one of " + ", ".join(PRETRAINING_DISCLOSURES)
+    if sep and (kind == "none" or not ref.strip()):
+        return "only 'declared prior' and 'corpus overlap report' take a reference after ':'"
+    return None
 
 
 @dataclass(frozen=True)
@@ -82,6 +109,18 @@ class MethodInfo:
         Wrapper version; bumped whenever the wrapper's behaviour changes.
     pretraining_prior : dict or None, default None
         Documented pretraining prior for pretrained methods.
+    pretraining_disclosure : str, default "none"
+        Machine-readable pretraining-overlap disclosure written into every predictions row
+        and shown in the leaderboard (one of :data:`PRETRAINING_DISCLOSURES`, optionally
+        ``"<kind>: <reference>"``).  ``"none"`` for methods that are not pretrained; a
+        ``pretrained`` method must disclose (``declared prior`` or ``corpus overlap report``).
+
+    Raises
+    ------
+    ValueError
+        An unknown family or output graph, a method that requires but does not support
+        interventions, an invalid ``pretraining_disclosure``, or a ``pretrained`` method
+        whose disclosure is ``none``.
     """
 
     name: str
@@ -97,6 +136,7 @@ class MethodInfo:
     reference: str
     version: str = "1"
     pretraining_prior: dict | None = None
+    pretraining_disclosure: str = "none"
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -107,6 +147,17 @@ class MethodInfo:
             )
         if self.requires_interventions and not self.supports_interventions:
             raise ValueError("a method that requires interventions must support them")
+        why = disclosure_problem(self.pretraining_disclosure)
+        if why is not None:
+            raise ValueError(
+                f"method {self.name}: pretraining_disclosure {self.pretraining_disclosure!r} is "
+                f"invalid ({why})"
+            )
+        if self.family == "pretrained" and self.pretraining_disclosure.startswith("none"):
+            raise ValueError(
+                f"method {self.name} is pretrained: pretraining_disclosure must be "
+                "'declared prior' or 'corpus overlap report', not 'none'"
+            )
 
 
 @dataclass(frozen=True)

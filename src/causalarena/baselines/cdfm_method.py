@@ -145,6 +145,7 @@ _INFO = MethodInfo(
     defaults={"checkpoint": None, "threshold": None},
     reference="DMIRLAB, 'CDFM: Towards a General-Purpose Causal Discovery Foundation Model', "
     "arXiv 2607.11508 (cdfm-base 0.1.0)",
+    pretraining_disclosure="declared prior: causalarena/eval/data/pretraining_priors.json#cdfm",
 )
 
 CDFM_METHOD = register(

@@ -66,6 +66,20 @@ def _method_colors(methods) -> dict:
     return dict(zip(names, _colors(len(names)), strict=True))
 
 
+#: Largest matrix side whose cells get their value printed in :func:`plot_win_matrix`.
+MAX_ANNOTATED = 20
+#: Most tick labels on a heatmap axis; longer axes label every k-th row or column.
+MAX_TICK_LABELS = 40
+
+
+def _label_ticks(ax, axis: str, labels: list[str], **kw) -> None:
+    """Tick labels on a heatmap axis, thinned to at most :data:`MAX_TICK_LABELS`."""
+    step = max(1, -(-len(labels) // MAX_TICK_LABELS))
+    pos = np.arange(0, len(labels), step)
+    setter = ax.set_xticks if axis == "x" else ax.set_yticks
+    setter(pos, [labels[k] for k in pos], **kw)
+
+
 def _new(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
     FigureCanvasAgg(fig)
@@ -178,7 +192,7 @@ def plot_interaction(
     lim = lim if lim > 0 else 1.0
     im = ax.imshow(vals, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
     ax.set_xticks(np.arange(n_c), [str(c) for c in matrix.columns], rotation=35, ha="right")
-    ax.set_yticks(np.arange(n_m), [str(m) for m in matrix.index])
+    _label_ticks(ax, "y", [str(m) for m in matrix.index])
     if vals.size <= 400:
         for i in range(n_m):
             for j in range(n_c):
@@ -516,19 +530,20 @@ def plot_win_matrix(
 ) -> Path:
     """Heatmap of the pooled pairwise win-rate matrix, row method over column (Figure 19)."""
     n = len(matrix)
-    fig = _new(max(4.5, 0.55 * n + 2.5), max(3.8, 0.5 * n + 1.8))
+    fig = _new(min(18.0, max(4.5, 0.55 * n + 2.5)), min(16.0, max(3.8, 0.5 * n + 1.8)))
     ax = fig.add_subplot()
     if n == 0:
         _empty(ax, "no methods")
         return _save(fig, path, metadata)
     vals = matrix.to_numpy(dtype=float)
     im = ax.imshow(np.ma.masked_invalid(vals), cmap="RdBu_r", vmin=0, vmax=1)
-    for i in range(n):
-        for j in range(n):
-            if np.isfinite(vals[i, j]):
-                ax.text(j, i, f"{vals[i, j]:.2f}", ha="center", va="center", fontsize=7)
-    ax.set_xticks(range(n), [str(c) for c in matrix.columns], rotation=45, ha="right")
-    ax.set_yticks(range(n), [str(r) for r in matrix.index])
+    if n <= MAX_ANNOTATED:  # beyond that the numbers are unreadable (win_matrix.csv has them)
+        for i in range(n):
+            for j in range(n):
+                if np.isfinite(vals[i, j]):
+                    ax.text(j, i, f"{vals[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    _label_ticks(ax, "x", [str(c) for c in matrix.columns], rotation=45, ha="right")
+    _label_ticks(ax, "y", [str(r) for r in matrix.index])
     ax.set_xlabel("opponent")
     ax.set_title("Win rate of row over column (F1 and SHD pooled)")
     fig.colorbar(im, ax=ax, shrink=0.8)
@@ -942,7 +957,7 @@ def plot_domain_shifts(
     lim = lim if lim > 0 else 1.0
     im = ax.imshow(vals, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
     ax.set_xticks(np.arange(n_c), [str(c) for c in matrix.columns], rotation=35, ha="right")
-    ax.set_yticks(np.arange(n_m), [str(m) for m in matrix.index])
+    _label_ticks(ax, "y", [str(m) for m in matrix.index])
     if vals.size <= 400:
         for i in range(n_m):
             for j in range(n_c):

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from causalarena.baselines.base import PRETRAINING_DISCLOSURES as PRETRAINING_DISCLOSURES
+from causalarena.baselines.base import disclosure_problem as disclosure_problem
 from causalarena.errors import CausalArenaError
 
 #: ``ok``: a valid graph; ``failed``: the method raised; ``timeout``: wall-time budget exceeded;
@@ -20,13 +22,9 @@ from causalarena.errors import CausalArenaError
 #: split (e.g. an observation-only method on an obs+int split; paper B.1 "marked missing").
 STATUSES = ("ok", "failed", "timeout", "invalid", "unsupported")
 GRAPH_TYPES = ("dag", "cpdag", "essential", "pag")
-#: Kinds of the ``pretraining_disclosure`` column (paper Sec. 6, leaderboard entries disclose
-#: pretraining-evaluation overlap): ``none`` (no pretraining, e.g. every wrapped classical
-#: method; the default), ``declared prior`` (the method was pretrained on a documented SCM
-#: prior) and ``corpus overlap report`` (a report of the overlap between the pretraining
-#: corpus and this release exists).  The two disclosing kinds may name their document after a
-#: colon: ``"declared prior: https://example.org/prior.yaml"``.
-PRETRAINING_DISCLOSURES = ("none", "declared prior", "corpus overlap report")
+#: Kinds of the ``pretraining_disclosure`` column: see
+#: :data:`causalarena.baselines.base.PRETRAINING_DISCLOSURES` (one definition, re-exported).
+
 
 PREDICTION_SCHEMA = pa.schema(
     [
@@ -60,23 +58,6 @@ PREDICTION_SCHEMA = pa.schema(
 
 class PredictionError(CausalArenaError, ValueError):
     """A predicted graph violates the schema (names the instance, field and problem)."""
-
-
-def disclosure_problem(value: Any) -> str | None:
-    """Why ``value`` is not a valid ``pretraining_disclosure``, or None when it is.
-
-    Valid: one of :data:`PRETRAINING_DISCLOSURES`, or ``"declared prior: <reference>"`` /
-    ``"corpus overlap report: <reference>"`` with a non-empty reference.
-    """
-    if not isinstance(value, str):
-        return "it is empty" if value is None else "it is not text"
-    kind, sep, ref = value.partition(":")
-    kind = kind.strip()
-    if kind not in PRETRAINING_DISCLOSURES:
-        return "expected one of " + ", ".join(PRETRAINING_DISCLOSURES)
-    if sep and (kind == "none" or not ref.strip()):
-        return "only 'declared prior' and 'corpus overlap report' take a reference after ':'"
-    return None
 
 
 def validate_prediction(

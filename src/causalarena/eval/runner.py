@@ -283,6 +283,7 @@ def _row(
         **settings,
         "stdout": stdout,
         "stderr": stderr,
+        "pretraining_disclosure": info.get("pretraining_disclosure", "none"),
     }
 
 
@@ -382,6 +383,7 @@ def _method_meta(methods: Sequence[Any]) -> tuple[list[Any], dict[str, dict], di
             "output_graph": method.info.output_graph,
             "supports_interventions": method.info.supports_interventions,
             "requires_interventions": method.info.requires_interventions,
+            "pretraining_disclosure": method.info.pretraining_disclosure,
         }
     return [refs[n] for n in meta], meta, missing
 
@@ -638,7 +640,12 @@ def _run(
     files = []
     counts: dict[str, dict[str, int]] = {}
     for m in names:
-        rows = [done[m][iid] for iid in ids if iid in done[m]]
+        # the disclosure describes the method, not a run: rows reused from the journal take
+        # the method's current one
+        disclosure = meta[m].get("pretraining_disclosure", "none")
+        rows = [
+            {**done[m][iid], "pretraining_disclosure": disclosure} for iid in ids if iid in done[m]
+        ]
         path = out / config / f"{m}.parquet"
         atomic_write_parquet(path, prediction_table(rows))
         files.append(str(path))

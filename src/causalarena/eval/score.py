@@ -201,6 +201,11 @@ class _TruthCache:
         self.sid = sid
         self._cpdag: dict[str, np.ndarray] = {}
         self._fallback: dict[str, dict[str, float]] = {}
+        self._sid: dict[str, dict] = {}
+
+    def sid_memo(self, iid: str) -> dict:
+        """The instance's memo of SID terms (shared by every method's prediction)."""
+        return self._sid.setdefault(iid, {})
 
     def cpdag(self, iid: str) -> np.ndarray:
         if iid not in self._cpdag:
@@ -393,6 +398,7 @@ def _score_submitted(
                         sid=bool(sid),
                         sid_bounds=sid != "no-bounds",
                         true_cpdag=cache.cpdag(iid),
+                        sid_cache=cache.sid_memo(iid),
                     )
                     metrics.update({k: _num(res.get(k)) for k in METRICS})
                 except (PredictionError, ValueError) as exc:
@@ -444,7 +450,7 @@ def _complete(
 
 
 def _arr(v: Any) -> np.ndarray | None:
-    if v is None:
+    if v is None or (isinstance(v, float) and np.isnan(v)):  # NaN: column absent in a file
         return None
     return np.asarray([np.asarray(r) for r in v]) if len(v) else np.zeros((0, 0))
 
@@ -459,7 +465,7 @@ def _submissions(pred_dir: Path) -> list[tuple[str, list[Path]]]:
 
 
 def _score_task(task: tuple) -> pd.DataFrame:
-    """Score one chunk of a submission (runs in a worker process with one BLAS thread)."""
+    """Score one chunk of rows (runs in a worker process with one BLAS thread)."""
     from threadpoolctl import threadpool_limits
 
     # one thread each for BLAS and for gadjid's rayon pool: the workers already fill the cores
@@ -588,23 +594,56 @@ def _run_jobs(
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    chunk = 100
-    keys, tasks = [], []
+    # Tasks hold whole instances (every method's rows of an instance together), so the SID
+    # term memo of an instance serves all its predictions; about 4 tasks per worker.
+    n_rows = sum(len(f) for f in jobs.values())
+    target = max(50, -(-n_rows // (4 * workers)))
+    by_config: dict[str, list[tuple[str, int, pd.DataFrame]]] = {}
     for key, frame in jobs.items():
-        config = key.split("\0")[0]
+        by_config.setdefault(key.split("\0")[0], []).append((key, len(frame), frame))
+    tasks, owners = [], []
+    for config, items in by_config.items():
         cache = caches[config]
-        for s in range(0, len(frame), chunk):
-            part = frame.iloc[s : s + chunk]
-            ids = [i for i in part["instance_id"] if i in cache.truth]
+        tagged = pd.concat(
+            [f.assign(_job=key, _pos=np.arange(n)) for key, n, f in items], ignore_index=True
+        )
+        groups = list(tagged.groupby("instance_id", sort=True).indices.values())
+        start = 0
+        while start < len(groups):
+            take, size = [], 0
+            while start < len(groups) and (size < target or not take):
+                take.append(groups[start])
+                size += len(groups[start])
+                start += 1
+            part = tagged.iloc[np.concatenate(take)]
+            ids = sorted({i for i in part["instance_id"] if i in cache.truth})
             truth = {i: cache.truth[i] for i in ids}
-            keys.append(key)
-            tasks.append((config, part, truth, {i: cache.cpdag(i) for i in ids}, prov, sid))
+            owners.append(part[["_job", "_pos"]].reset_index(drop=True))
+            tasks.append(
+                (
+                    config,
+                    part.drop(columns=["_job", "_pos"]),
+                    truth,
+                    {i: cache.cpdag(i) for i in ids},
+                    prov,
+                    sid,
+                )
+            )
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
         parts = list(pool.map(_score_task, tasks))
-    out: dict[str, list[pd.DataFrame]] = {}
-    for key, part in zip(keys, parts, strict=True):
-        out.setdefault(key, []).append(part)
-    return {k: pd.concat(v, ignore_index=True) for k, v in out.items()}
+    done = pd.concat(
+        [
+            pd.concat([o, p.reset_index(drop=True)], axis=1)
+            for o, p in zip(owners, parts, strict=True)
+        ],
+        ignore_index=True,
+    )
+    out = {}
+    for key, sub in done.groupby("_job", sort=False):
+        out[str(key)] = (
+            sub.sort_values("_pos").drop(columns=["_job", "_pos"]).reset_index(drop=True)
+        )
+    return out
 
 
 def score_file(
