@@ -11,12 +11,18 @@ A family (:class:`causalarena.family.Family`) declares configs, schemas, work un
 3. resume: each finished unit leaves its parts (``.build/parts/<config>/<unit>.parquet``) and
    a record (``.build/units/<unit>.json``) with the resume key (suite, version, seed, scale,
    unit, parameters, package/library versions and code checksum); a rerun reuses every unit
-   whose record matches and whose parts match their sha256, and deletes stray temporaries;
+   whose record matches and whose parts match their sha256 (or were deleted after
+   consolidation, marked ``"consolidated"`` in the record), and deletes stray temporaries;
 4. atomic writes (temporary file + fsync + rename, :mod:`causalarena.release.io`);
 5. shard naming and consolidation: the rows of each config, in unit order, are split into
    :func:`causalarena.family.shard_count` contiguous, nearly equal shards
    ``data/<config>/test-KKKKK-of-NNNNN.parquet`` (a multiple of 8 for configs with >= 8 rows),
-   byte-identical for any worker count;
+   byte-identical for any worker count.  Shards are recorded one by one
+   (``.build/shards-<config>.json``) and a part is deleted as soon as every shard holding its
+   rows is finished, so the data are never on disk twice; a shard that must be rewritten later
+   (damaged) reruns the units whose parts it needs (:class:`PartsMissing`).  The reserved
+   build (:func:`causalarena.release.reserved.build_reserved`) runs through the same
+   :func:`run_and_consolidate` with a key-drawing runner and shard prefix ``reserved``;
 6. Zarr stores (``zarr/<config>.zarr``) from the family's ``arrays`` hook, written to a
    temporary folder and renamed into place;
 7. the manifest (every Parquet and Zarr file with bytes and sha256), then the card, Croissant,
@@ -349,6 +355,8 @@ def _consolidate(
     opts = _parquet_options(fam)
     files: list[dict[str, Any]] = []
     owner = {id(f): r for r in records for f in r["files"]}
+    plans = []
+    missing: set[str] = set()
     for cfg in fam.configs(suite):
         tagged = [
             (f, keys[i] if keys is not None else None)
@@ -383,11 +391,13 @@ def _consolidate(
             for j in range(len(parts))
             if max(starts[k], offsets[j]) < min(starts[k + 1], offsets[j + 1])
         }
-        missing = {
+        missing |= {
             owner[id(parts[j])]["unit"] for j in needed if not (out / parts[j]["path"]).is_file()
         }
-        if missing:
-            raise PartsMissing(missing)
+        plans.append((cfg, parts, dees, n, starts, rec_path, want, done, offsets, keep))
+    if missing:  # every config's needs at once, so one rerun suffices
+        raise PartsMissing(missing)
+    for cfg, parts, dees, n, starts, rec_path, want, done, offsets, keep in plans:
         cfg_files = []
         for k in range(n):
             lo, hi = int(starts[k]), int(starts[k + 1])
