@@ -274,3 +274,25 @@ def test_reveal_of_an_old_public_seed_commitment_is_refused(frozen, key, tmp_pat
     (rel / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(ReleaseError, match="scheme"):
         rsv.verify_reveal(rel, key)
+
+
+def test_reserved_fingerprints_published_without_ids_and_guard_uses_them(frozen, reserved_dir):
+    """freeze publishes one fingerprint per reserved SCM (issue 13 §2), apart from the
+    commitments and without instance ids; the stream guard's index contains them, and the
+    fingerprint of a reserved spec (read with the key's private build) is among them."""
+    import pyarrow.parquet as pq
+
+    from causalarena.fingerprint import fingerprint
+    from causalarena.loaders.stream import release_fingerprints
+
+    r = json.loads((frozen / "manifest.json").read_text())["freeze"]["reserved"]
+    fps = r["fingerprints"]
+    assert fps and r["fingerprint_scheme"].startswith("wl4")
+    assert all(set(f) == {"config", "exact", "mix", "graph"} for f in fps)
+    assert all("fingerprint" not in c for c in r["commitments"])
+    shard = sorted((reserved_dir / "data" / "synthetic-obs").glob("*.parquet"))[0]
+    spec = pq.read_table(shard, columns=["spec"]).column("spec")[0].as_py()
+    fp = fingerprint(spec)
+    assert {"config": "synthetic-obs", **fp} in fps
+    idx = release_fingerprints(frozen)
+    assert fp["exact"] in idx["exact"] and fp["graph"] in idx["graph"]

@@ -25,6 +25,7 @@ _LAZY = {
     "evaluate": "causalarena.eval.evaluate",
     "Leaderboard": "causalarena.eval.evaluate",
     "iter_numpy": "causalarena.loaders.load",
+    "stream": "causalarena.loaders.stream",
     "load": "causalarena.loaders.load",
     "to_numpy": "causalarena.loaders.load",
     "LabEnv": "causalarena.generator.lab.env",

@@ -85,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     from causalarena import cli_score
 
     cli_score.add_commands(sub)  # causalarena score PRED --release DIR
+    from causalarena import cli_overlap
+
+    cli_overlap.add_commands(sub)  # causalarena overlap CORPUS|STREAM.json --release DIR
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -109,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         rc = dispatch(args)
         rc = dispatch_lab(args) if rc is None else rc
         rc = dispatch_score(args) if rc is None else rc
+        if rc is None:
+            from causalarena.cli_overlap import dispatch as dispatch_overlap
+
+            rc = dispatch_overlap(args)
         if rc is None:
             from causalarena.cli_scenario import dispatch as scenario_dispatch
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import json
 import os
 import secrets
 from collections.abc import Callable, Iterator
@@ -747,13 +748,37 @@ def commit_results(
                         "instance_id": iid,
                         "config": config,
                         "sha256": instance_commitment(salt, iid, spec_json, X, mask),
+                        "fingerprint": _fingerprint(spec_json),
                     }
                 )
     return commits
 
 
+def _fingerprint(spec_json: str) -> dict[str, str] | None:
+    """Contamination-guard fingerprint of a reserved SCM (published apart from the
+    commitments, without instance ids; see :mod:`causalarena.fingerprint`)."""
+    from causalarena.fingerprint import fingerprint
+
+    try:
+        return fingerprint(spec_json)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def summarise(commits: list[dict[str, Any]], key: bytes, scope: str, n_units: int) -> dict:
-    """The ``freeze.reserved`` block: scheme, key_id, per-pool and overall roots."""
+    """The ``freeze.reserved`` block: scheme, key_id, per-pool and overall roots, and the
+    reserved SCMs' fingerprints (sorted, de-duplicated, not linked to instance ids) so a
+    fresh-SCM stream can reject them without seeing their specs."""
+    from causalarena.fingerprint import SCHEME as FP_SCHEME
+
+    fps = sorted(
+        {
+            json.dumps({"config": c["config"], **c["fingerprint"]}, sort_keys=True)
+            for c in commits
+            if c.get("fingerprint")
+        }
+    )
+    commits = [{k: v for k, v in c.items() if k != "fingerprint"} for c in commits]
     pools = {}
     for c in sorted({x["config"] for x in commits}):
         mine = [x for x in commits if x["config"] == c]
@@ -767,6 +792,8 @@ def summarise(commits: list[dict[str, Any]], key: bytes, scope: str, n_units: in
         "root_sha256": pool_root(commits),
         "pools": pools,
         "commitments": commits,
+        "fingerprint_scheme": FP_SCHEME,
+        "fingerprints": [json.loads(x) for x in fps],
     }
 
 

@@ -1,0 +1,343 @@
+"""Fresh SCM streams for pretraining, with a contamination guard (issue 13 §2).
+
+:func:`stream` returns an unbounded :class:`datasets.IterableDataset` of freshly generated
+instances -- never a released one.  Determinism: instance ``k`` of shard ``s`` is a pure
+function of ``(family, seed, options, k)``; the stream is split into ``shards`` interleaved
+shards (shard ``s`` yields instances ``s, s + shards, s + 2 shards, ...`` forever), which is
+what ``datasets`` hands out to ranks (:func:`datasets.distributed.split_dataset_by_node`; use a
+``shards`` divisible by the world size) and to PyTorch ``DataLoader`` workers, so every rank
+and worker reads a disjoint, repeat-free part.  (``datasets`` iterates a rank's or worker's
+shards one after another, and each shard is unbounded, so a rank reads its first shard.)
+
+Disjoint from releases by construction (stream seeds have bit 63 set, release seeds are below
+``2**63``; see :mod:`causalarena.generator.synthetic.fresh`) and by check: with ``exclude``,
+each generated SCM's fingerprint (:mod:`causalarena.fingerprint`) is compared with every
+public instance of the given releases (read from manifest-checked shards) and with the reserved
+fingerprints their manifests publish (``freeze.reserved.fingerprints``); a match at
+``reject`` level or stricter is skipped (the skip is deterministic, so the stream stays
+reproducible) and counted in the rows' ``skipped_before`` column.
+
+Families: ``"synthetic"`` (the arena's design; options ``d``, ``graph_families``,
+``setting``), ``"temporal"`` (a ``dot-*`` suite's design; option ``suite``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalarena.errors import CausalArenaError
+
+FAMILIES = ("synthetic", "temporal")
+LEVELS = ("exact", "mix", "graph")
+
+
+class StreamError(CausalArenaError):
+    """A stream option or an exclusion release is unusable (the message names it)."""
+
+
+# ------------------------------------------------------------------ exclusion index
+def release_fingerprints(folder: str | os.PathLike) -> dict[str, set[str]]:
+    """Fingerprints of every public instance and every published reserved fingerprint.
+
+    Public instances come from the ``spec`` (static) or ``scm`` (temporal) column of every
+    config's shards, checked against ``manifest.json`` first; reserved ones from the manifest's
+    ``freeze.reserved.fingerprints`` (absent for an unfrozen release).
+
+    Returns
+    -------
+    dict
+        ``{"exact" | "mix" | "graph": set of digests}``.
+
+    Raises
+    ------
+    ReleaseError
+        A shard disagrees with the manifest (from :func:`causalarena.loaders.load.check_folder`).
+    """
+    import pyarrow.parquet as pq
+
+    from causalarena.fingerprint import fingerprint
+    from causalarena.loaders.load import check_folder
+    from causalarena.release.manifest import read_manifest
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    out: dict[str, set[str]] = {lv: set() for lv in LEVELS}
+    seen: set[str] = set()
+    for config in manifest["configs"]:
+        for shard in check_folder(folder, config):
+            schema = pq.read_schema(shard)
+            col = "spec" if "spec" in schema.names else "scm" if "scm" in schema.names else None
+            if col is None:
+                continue
+            for s in pq.read_table(shard, columns=[col]).column(col).to_pylist():
+                if s is None or s in seen:
+                    continue
+                seen.add(s)
+                for lv, h in fingerprint(s).items():
+                    out[lv].add(h)
+    rsv = ((manifest.get("freeze") or {}).get("reserved") or {}).get("fingerprints") or []
+    for fp in rsv:
+        for lv in LEVELS:
+            if isinstance(fp, dict) and isinstance(fp.get(lv), str):
+                out[lv].add(fp[lv])
+    return out
+
+
+def _merge(indices: Sequence[dict[str, set[str]]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {lv: set() for lv in LEVELS}
+    for idx in indices:
+        for lv in LEVELS:
+            out[lv] |= idx.get(lv, set())
+    return out
+
+
+def _rejected(fp: dict[str, str], index: dict[str, set[str]] | None, reject: str) -> bool:
+    if not index:
+        return False
+    strict = LEVELS[: LEVELS.index(reject) + 1]  # exact <= mix <= graph
+    return any(fp[lv] in index[lv] for lv in strict)
+
+
+# ------------------------------------------------------------------ per-family rows
+def _synthetic_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
+    from causalarena.fingerprint import fingerprint
+    from causalarena.generator.synthetic.fresh import instance, pool
+
+    positions = pool(opts.get("d"), opts.get("graph_families"))
+    setting = opts.get("setting", "obs")
+    k, skipped = shard, 0
+    while True:
+        spec, t, attempts = instance(seed, k, positions, setting)
+        sj = spec.to_json()
+        fp = fingerprint(sj)
+        if _rejected(fp, index, reject):
+            skipped += 1
+        else:
+            yield {
+                "instance_id": f"stream-synthetic/{seed}/{k}",
+                "stream_index": k,
+                "scm_id": spec.scm_id,
+                "graph_family": spec.metadata["graph_family"],
+                "d": spec.d,
+                "n_obs": t.n_obs,
+                "n_int": t.n_int,
+                "X": t.X.astype(np.float32),
+                "mask": t.mask.astype(bool),
+                "adjacency": spec.adjacency().astype(np.int8),
+                "intervention_targets": list(spec.intervention.targets),
+                "audit_attempts": attempts,
+                "fingerprint": fp["exact"],
+                "skipped_before": skipped,
+                "spec": sj,
+            }
+            skipped = 0
+        k += shards
+
+
+def _temporal_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
+    from causalarena.fingerprint import fingerprint
+    from causalarena.generator.synthetic.fresh import stream_seed
+    from causalarena.generator.temporal.storage import episode_columns
+    from causalarena.generator.temporal.suites import generate_suite_episodes, get_temporal_suite
+
+    suite = get_temporal_suite(opts.get("suite", "dot-generic"))
+    ss = np.random.SeedSequence(stream_seed(seed, f"temporal/{suite.name}", 0))
+    k, skipped = shard, 0
+    while True:
+        ep = generate_suite_episodes(suite, [k], ss=ss)[0]
+        row = episode_columns(ep)
+        fp = fingerprint(row["scm"])
+        if _rejected(fp, index, reject):
+            skipped += 1
+        else:
+            row["episode_id"] = f"stream-{suite.name}/{seed}/{k}"
+            row["suite"] = f"stream-{suite.name}"
+            row["version"] = "stream"
+            row["fingerprint"] = fp["exact"]
+            row["skipped_before"] = skipped
+            yield row
+            skipped = 0
+        k += shards
+
+
+def _synthetic_features(d: int | None):
+    import datasets as hf
+
+    if d is not None:
+        mat = {
+            "X": hf.Array2D((None, d), "float32"),
+            "mask": hf.Array2D((None, d), "bool"),
+            "adjacency": hf.Array2D((d, d), "int8"),
+        }
+    else:
+        mat = {
+            "X": hf.List(hf.List(hf.Value("float32"))),
+            "mask": hf.List(hf.List(hf.Value("bool"))),
+            "adjacency": hf.List(hf.List(hf.Value("int8"))),
+        }
+    v = hf.Value
+    return hf.Features(
+        {
+            "instance_id": v("string"),
+            "stream_index": v("int64"),
+            "scm_id": v("string"),
+            "graph_family": v("string"),
+            "d": v("int32"),
+            "n_obs": v("int32"),
+            "n_int": v("int32"),
+            **mat,
+            "intervention_targets": hf.List(v("string")),
+            "audit_attempts": v("int32"),
+            "fingerprint": v("string"),
+            "skipped_before": v("int64"),
+            "spec": v("string"),
+        }
+    )
+
+
+def _temporal_features():
+    import datasets as hf
+    import pyarrow as pa
+
+    from causalarena.generator.temporal.storage import EPISODE_SCHEMA
+
+    schema = EPISODE_SCHEMA.append(pa.field("fingerprint", pa.string())).append(
+        pa.field("skipped_before", pa.int64())
+    )
+    return hf.Features.from_arrow_schema(schema)
+
+
+def _gen(shard_ids: list[int], family: str, seed: int, shards: int, opts: dict, exclude, reject):
+    index = _merge([release_fingerprints(f) for f in exclude]) if exclude else None
+    rows = _synthetic_rows if family == "synthetic" else _temporal_rows
+    for s in shard_ids:  # datasets gives each rank/worker its own shard ids
+        yield from rows(seed, int(s), shards, opts, index, reject)
+
+
+def _check_release_seeds() -> None:
+    from causalarena.family import families
+
+    for fam in families().values():
+        for name, info in fam.suites.items():
+            if info.seed is not None and not 0 <= int(info.seed) < 2**63:
+                raise StreamError(
+                    f"suite {name} has seed {info.seed} >= 2**63, the stream seed domain"
+                )
+
+
+def stream(
+    family: str,
+    seed: int = 0,
+    *,
+    shards: int = 64,
+    exclude: Sequence[str | os.PathLike] = (),
+    reject: str = "exact",
+    d: int | Sequence[int] | None = None,
+    graph_families: Sequence[str] | None = None,
+    setting: str = "obs",
+    suite: str = "dot-generic",
+):
+    """An unbounded, deterministic, shardable stream of fresh instances.
+
+    Parameters
+    ----------
+    family : {"synthetic", "temporal"}
+    seed : int
+        Stream seed (any non-negative int; the same seed gives the same stream).
+    shards : int, default=64
+        Number of interleaved shards; choose a multiple of ``world_size * num_workers``.
+    exclude : sequence of release folders
+        Reject instances whose fingerprint matches one of theirs (public and reserved).
+    reject : {"exact", "mix", "graph"}, default="exact"
+        Strictest level that rejects: ``"graph"`` also rejects isomorphic graphs,
+        ``"mix"`` the same graph with the same mechanism/noise family assignment.
+    d : int or sequence of int, optional
+        Synthetic: the dimensions to draw (arena design: 10, 20, 30, 50, 100).  One int gives
+        ``datasets.Array2D`` features, so ``.with_format("numpy").iter(batch_size=B)`` yields
+        ``X`` as ``(B, n, d)`` float32.
+    graph_families : sequence of str, optional
+        Synthetic: restrict to these graph families.
+    setting : {"obs", "obsint"}, default="obs"
+        Synthetic: observation-only (1,000 rows) or observation + intervention (800 + 200).
+    suite : str, default="dot-generic"
+        Temporal: the ``dot-*`` suite whose design is streamed.
+
+    Returns
+    -------
+    datasets.IterableDataset
+        Columns as in the family's release configs (synthetic: the matrices, shape columns,
+        ``spec``; temporal: the episode schema), plus ``fingerprint`` (exact level) and
+        ``skipped_before`` (instances rejected by the guard just before this one).
+
+    Raises
+    ------
+    StreamError
+        Unknown family or option value (the message lists the valid ones).
+    """
+    import datasets as hf
+
+    if family not in FAMILIES:
+        raise StreamError(f"unknown stream family {family!r}; choose from {list(FAMILIES)}")
+    if reject not in LEVELS:
+        raise StreamError(f"reject must be one of {list(LEVELS)}, got {reject!r}")
+    if not isinstance(shards, int) or shards < 1:
+        raise StreamError(f"shards must be a positive int, got {shards!r}")
+    if not isinstance(seed, int) or seed < 0:
+        raise StreamError(f"seed must be a non-negative int, got {seed!r}")
+    _check_release_seeds()
+    opts: dict[str, Any]
+    if family == "synthetic":
+        ds = None if d is None else [d] if isinstance(d, int) else list(d)
+        if setting not in ("obs", "obsint"):
+            raise StreamError(f"setting must be 'obs' or 'obsint', got {setting!r}")
+        try:
+            from causalarena.generator.synthetic.fresh import pool
+
+            pool(ds, graph_families)
+        except ValueError as exc:
+            raise StreamError(str(exc)) from None
+        opts = {"d": ds, "graph_families": graph_families, "setting": setting}
+        features = _synthetic_features(ds[0] if ds is not None and len(ds) == 1 else None)
+    else:
+        from causalarena.generator.temporal.suites import TEMPORAL_SUITES
+
+        if suite not in TEMPORAL_SUITES:
+            raise StreamError(
+                f"unknown temporal suite {suite!r}; choose from {sorted(TEMPORAL_SUITES)}"
+            )
+        opts = {"suite": suite}
+        features = _temporal_features()
+    for f in exclude:
+        if not (Path(f) / "manifest.json").is_file():
+            raise StreamError(f"exclude: {f} is not a release folder (no manifest.json)")
+    return hf.IterableDataset.from_generator(
+        _gen,
+        features=features,
+        gen_kwargs={
+            "shard_ids": list(range(shards)),
+            "family": family,
+            "seed": seed,
+            "shards": shards,
+            "opts": opts,
+            "exclude": tuple(str(Path(f).resolve()) for f in exclude),
+            "reject": reject,
+        },
+    )
+
+
+def stream_config(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a stream configuration file (JSON: ``{"family", "seed", ...stream options}``)."""
+    p = Path(path)
+    try:
+        cfg = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StreamError(f"{p}: not a readable JSON stream configuration ({exc})") from None
+    if not isinstance(cfg, dict) or "family" not in cfg:
+        raise StreamError(f"{p}: a stream configuration needs a 'family' field")
+    return cfg

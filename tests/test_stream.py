@@ -1,0 +1,197 @@
+"""Fresh SCM streams, fingerprints and the contamination guard (issue 13 §2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from causalarena.fingerprint import fingerprint, fingerprint_adjacency, same_graph
+from causalarena.loaders.stream import StreamError, release_fingerprints, stream
+
+
+def _relabel(spec_json: str, seed: int = 0) -> str:
+    """The same SCM with variables renamed by a random permutation and listed in another order
+    (every reference to a name is renamed; parent lists keep their order, as the mechanism
+    parameters refer to parents by position)."""
+    d = json.loads(spec_json)
+    names = [v["name"] for v in d["variables"]]
+    perm = np.random.default_rng(seed).permutation(len(names))
+    new = {n: f"V{int(p)}" for n, p in zip(names, perm, strict=True)}
+
+    def ren(x):
+        if isinstance(x, str):
+            return new.get(x, x)
+        if isinstance(x, list):
+            return [ren(y) for y in x]
+        if isinstance(x, dict):
+            return {k: ren(y) for k, y in x.items()}
+        return x
+
+    d = {k: (v if k == "scm_id" else ren(v)) for k, v in d.items()}
+    d["variables"] = [d["variables"][i] for i in np.argsort(perm)]
+    return json.dumps(d)
+
+
+def _first(ds, n):
+    return list(ds.take(n))
+
+
+def test_stream_is_deterministic_and_seeded():
+    a = _first(stream("synthetic", 3, d=10, shards=4), 3)
+    b = _first(stream("synthetic", 3, d=10, shards=4), 3)
+    c = _first(stream("synthetic", 4, d=10, shards=4), 3)
+    assert [r["instance_id"] for r in a] == [
+        "stream-synthetic/3/0",
+        "stream-synthetic/3/4",
+        "stream-synthetic/3/8",
+    ]
+    for x, y in zip(a, b, strict=True):
+        assert x["spec"] == y["spec"] and np.array_equal(np.asarray(x["X"]), np.asarray(y["X"]))
+    assert all(x["spec"] != z["spec"] for x, z in zip(a, c, strict=True))
+    assert {r["d"] for r in a} == {10}
+
+
+def test_fixed_d_batches_have_the_stored_types():
+    ds = stream("synthetic", 1, d=20, shards=2, setting="obsint").with_format("numpy")
+    batch = next(iter(ds.iter(batch_size=2)))
+    assert batch["X"].shape == (2, 1000, 20) and batch["X"].dtype == np.float32
+    assert batch["mask"].dtype == bool and batch["mask"].shape == (2, 1000, 20)
+    assert batch["mask"][:, 800:].any() and not batch["mask"][:, :800].any()
+    assert batch["adjacency"].shape == (2, 20, 20)
+
+
+def test_ranks_read_disjoint_repeat_free_parts():
+    from datasets.distributed import split_dataset_by_node
+
+    ids = []
+    for rank in range(2):
+        part = split_dataset_by_node(stream("synthetic", 5, d=10, shards=4), rank, 2)
+        got = [r["stream_index"] for r in part.take(3)]
+        assert len(set(got)) == 3
+        ids.append(set(got))
+    assert not ids[0] & ids[1]
+    # rank 0 holds shards 0 and 1 and reads its first shard: instances 0, 4, 8
+    assert ids[0] == {0, 4, 8}
+
+
+def test_dataloader_workers_disjoint():
+    torch = pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    ds = stream("synthetic", 2, d=10, shards=4)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+    seen = []
+    for i, row in enumerate(loader):
+        seen.append(int(row["stream_index"]))
+        if i == 5:
+            break
+    assert len(set(seen)) == len(seen) == 6
+    # worker w gets shards {w, w + 2} and reads shard w: instances w, w + 4, ...
+    assert {s % 4 for s in seen} == {0, 1}
+
+
+def test_temporal_stream_rows():
+    rows = _first(stream("temporal", 9, shards=2, suite="dot-identifiability"), 2)
+    assert [r["episode_id"] for r in rows] == [
+        "stream-dot-identifiability/9/0",
+        "stream-dot-identifiability/9/2",
+    ]
+    assert rows[0]["suite"] == "stream-dot-identifiability" and rows[0]["structure"]
+    assert rows[0]["fingerprint"] == fingerprint(rows[0]["scm"])["exact"]
+
+
+def test_bad_options_are_clear_errors():
+    with pytest.raises(StreamError, match="unknown stream family 'nope'"):
+        stream("nope")
+    with pytest.raises(StreamError, match=r"d \[11\] not in the arena's dimensions"):
+        stream("synthetic", d=11)
+    with pytest.raises(StreamError, match="reject must be one of"):
+        stream("synthetic", reject="iso")
+    with pytest.raises(StreamError, match="not a release folder"):
+        stream("synthetic", exclude=["/nonexistent"])
+
+
+def test_fingerprint_levels():
+    from causalarena.generator.synthetic.draw import draw_spec
+
+    sj = draw_spec(11, 0, 0).to_json()
+    fp = fingerprint(sj)
+    assert fingerprint(_relabel(sj, 1)) == fp  # relabelled: identical at every level
+    assert same_graph(sj, _relabel(sj, 2))
+    d = json.loads(sj)
+    v = next(v for v in d["variables"] if v["mechanism"])
+    v["out_loc"] = v["out_loc"] + 0.5  # a parameter: exact changes, mix and graph do not
+    fp2 = fingerprint(d)
+    assert fp2["exact"] != fp["exact"] and fp2["mix"] == fp["mix"] and fp2["graph"] == fp["graph"]
+    v["noise"] = {"family": "laplace_not_the_same", "params": {}}  # a family: mix changes
+    fp3 = fingerprint(d)
+    assert fp3["mix"] != fp["mix"] and fp3["graph"] == fp["graph"]
+    A = draw_spec(11, 0, 0).adjacency()
+    assert fingerprint_adjacency(A) == fp["graph"]
+    B = A.copy()
+    i, j = map(int, np.argwhere(A)[0])
+    B[i, j] = 0
+    assert fingerprint_adjacency(B) != fp["graph"]
+
+
+def _release_spec(folder):
+    shard = sorted((folder / "data" / "synthetic-obs").glob("*.parquet"))[0]
+    return pq.read_table(shard, columns=["spec"]).column("spec")[0].as_py()
+
+
+def test_guard_rejects_planted_and_relabelled_duplicates(mini_release, monkeypatch):
+    from causalarena.generator.synthetic import fresh
+    from causalarena.spec import SCMSpec
+
+    idx = release_fingerprints(mini_release)
+    planted = _release_spec(mini_release)
+    assert fingerprint(planted)["exact"] in idx["exact"]
+    assert fingerprint(_relabel(planted, 3))["exact"] in idx["exact"]
+    real = fresh.instance
+
+    def plant(seed, k, positions, setting="obs"):  # instances 0 and 2 are release SCMs
+        spec, t, a = real(seed, k, positions, setting)
+        if k == 0:
+            spec = SCMSpec.from_json(planted)
+        if k == 2:
+            spec = SCMSpec.from_json(_relabel(planted, 4))
+        return spec, t, a
+
+    monkeypatch.setattr(fresh, "instance", plant)
+    rows = _first(stream("synthetic", 0, d=10, shards=1, exclude=[mini_release]), 2)
+    assert [r["stream_index"] for r in rows] == [1, 3]
+    assert [r["skipped_before"] for r in rows] == [1, 1]
+    free = _first(stream("synthetic", 0, d=10, shards=1), 1)
+    assert free[0]["stream_index"] == 0  # without the guard the planted SCM comes through
+
+
+def test_overlap_report_counts_reproduced_instances(mini_release, tmp_path):
+    from causalarena.cli import main
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    planted = _release_spec(mini_release)
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"spec": [_relabel(planted, 5)]}), corpus / "a.parquet")
+    from causalarena.spec import SCMSpec
+
+    A = SCMSpec.from_json(planted).adjacency()
+    np.savez(corpus / "b.npz", x=np.zeros((3, A.shape[0], 2)), g=A)
+    out = tmp_path / "overlap.json"
+    assert main(["overlap", str(corpus), "--release", str(mini_release), "--out", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    pub = rep["releases"][0]["public"]
+    assert rep["items"] == 2 and pub["exact"] == 1  # the relabelled spec
+    assert pub["graph"] + pub["mix"] <= 1  # the bare graph matches the same SCM, counted once
+    assert pub["scms"] == len({r for r in _all_specs(mini_release)})
+    assert main(["overlap", str(tmp_path / "missing"), "--release", str(mini_release)]) == 2
+
+
+def _all_specs(folder):
+    out = set()
+    for config in ("synthetic-obs", "synthetic-obsint"):
+        for p in (folder / "data" / config).glob("*.parquet"):
+            out.update(pq.read_table(p, columns=["spec"]).column("spec").to_pylist())
+    return out
