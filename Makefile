@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_score.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_run.py
+	$(BIN)/python bench/bench_stream.py
 	@test -x $(DOTIME_VENV)/bin/python || ($(PYTHON) -m venv $(DOTIME_VENV) && \
 	  $(DOTIME_VENV)/bin/pip install -q dotime==0.2.0) || echo "dotime peer unavailable"
 	$(BIN)/python bench/bench_temporal.py --n 1000 10000 --dotime-python $(DOTIME_VENV)/bin/python
