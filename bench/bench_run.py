@@ -36,6 +36,16 @@ METHOD = "random-regress"
 CONFIG = "synthetic-obs"
 
 
+def _cpu(cmd: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of a child command."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def _wall(cmd: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
@@ -53,14 +63,31 @@ IMPORTS = (
 def _measure(release: str, out: str) -> None:
     """Child process: one run_methods call with journal timestamps; prints JSON."""
     t0 = time.perf_counter()
+    import psutil
+
     from causalarena.eval import runner
 
+    me = psutil.Process()
+
+    def cpu_tree() -> tuple[float, float]:
+        """CPU seconds of this process, and of it plus its descendants (fork server, workers)."""
+        own = sum(me.cpu_times()[:2])
+        kids = 0.0
+        for c in me.children(recursive=True):
+            try:
+                kids += sum(c.cpu_times()[:2])
+            except psutil.Error:
+                pass
+        return own, own + kids
+
     stamps: list[float] = []
+    cpus: list[tuple[float, float]] = []
     append = runner._Journal.append
 
     def stamped(self, row):
         append(self, row)
         stamps.append(time.perf_counter())
+        cpus.append(cpu_tree())
 
     runner._Journal.append = stamped
     run = getattr(runner, "run_methods", runner.run)
@@ -69,7 +96,7 @@ def _measure(release: str, out: str) -> None:
     rows = pq.read_table(Path(out) / CONFIG / f"{METHOD}.parquet").to_pylist()
     assert rows and all(r["status"] == "ok" for r in rows), [r["status"] for r in rows]
     m = [r["runtime_s"] for r in rows]
-    print(json.dumps({"t0": t0, "stamps": stamps, "t_end": t_end, "method": m}))
+    print(json.dumps({"t0": t0, "stamps": stamps, "cpus": cpus, "t_end": t_end, "method": m}))
 
 
 def _child(release: Path, env: dict[str, str]) -> dict:
@@ -114,6 +141,7 @@ def main() -> None:
     ref_py = min(_wall([sys.executable, "-c", "pass"], env) for _ in range(3))
     ref_np = min(_wall([sys.executable, "-c", "import numpy"], env) for _ in range(3))
     imports = min(_wall([sys.executable, "-c", IMPORTS], env) for _ in range(3)) - ref_py
+    imports_cpu = min(_cpu([sys.executable, "-c", IMPORTS], env) for _ in range(3))
     cli = min(_cli_wall(release, env) for _ in range(args.repeat))
     splits = []
     for _ in range(args.repeat):
@@ -123,11 +151,16 @@ def main() -> None:
         per_run = ((s[-1] - s[0]) - sum(m[1:])) / (n - 1)
         total = c["t_end"] - c["t0"] + imports + ref_py
         startup = total - sum(m) - (n - 1) * per_run
-        splits.append((startup, per_run, sum(m), n))
+        cp = c["cpus"]  # CPU clock: (own, whole tree) seconds at each finished run
+        cpu_start = cp[0][1]  # tree CPU until the first result (imports, pool, first run)
+        cpu_main = (cp[-1][0] - cp[0][0]) / (n - 1)  # this process's CPU per run
+        cpu_tree = (cp[-1][1] - cp[0][1]) / (n - 1)  # all processes' CPU per run (method too)
+        splits.append((startup, per_run, sum(m), n, cpu_start, cpu_main, cpu_tree))
     startup = min(x[0] for x in splits)
     per_run = min(x[1] for x in splits)
     method = min(x[2] for x in splits)
     n = splits[0][3]
+    cpu_start, cpu_main, cpu_tree = (min(x[k] for x in splits) for k in (4, 5, 6))
     print(
         f"\n## bench_run: `causalarena run --methods {METHOD} --max-d 10 --workers 1` on the "
         f"{n} d=10 instances of {CONFIG} (mini); min of {args.repeat} fresh processes\n"
@@ -141,6 +174,13 @@ def main() -> None:
         "per run |"
     )
     print(f"| overhead / method time per run | {per_run / (method / n):.2f}x | | |")
+    print(
+        f"| CPU clock: start-up incl. first run, all processes (CLI imports alone {imports_cpu:.2f} s) | "
+        f"{cpu_start:.2f} CPU-s | | |"
+    )
+    print(f"| CPU clock: this process per run (overhead) | {cpu_main * 1e3:.1f} ms | | |")
+    print(f"| CPU clock: all processes per run (method included) | {cpu_tree * 1e3:.1f} ms | | |")
+    print(f"| load average (1 min) at the end | {os.getloadavg()[0]:.1f} | | |")
     print(f"| reference: `python -c pass` | {ref_py:.2f} s | | |")
     print(f"| reference: `python -c 'import numpy'` | {ref_np:.2f} s | | |")
     print(f"| start-up / `import numpy` | {startup / ref_np:.1f}x | | |")
@@ -152,6 +192,9 @@ def main() -> None:
                 "startup_s": round(startup, 3),
                 "overhead_per_run_ms": round(per_run * 1e3, 1),
                 "method_ms_per_run": round(method / n * 1e3, 1),
+                "cpu_startup_s": round(cpu_start, 3),
+                "cpu_main_ms_per_run": round(cpu_main * 1e3, 1),
+                "cpu_tree_ms_per_run": round(cpu_tree * 1e3, 1),
             }
         )
     )

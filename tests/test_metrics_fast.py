@@ -87,3 +87,33 @@ def test_auroc_ap_equal_sklearn_with_ties():
         auroc, ap = M._auroc_ap(y, s)
         assert auroc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
         assert ap == pytest.approx(average_precision_score(y, s), abs=1e-12)
+
+
+def test_batch_bootstrap_ci_matches_scipy_per_size_and_handles_edges():
+    from scipy import stats
+
+    from causalarena.eval.analyses import batch_bootstrap_ci, bootstrap_ci
+
+    rng = np.random.default_rng(15)
+    a, b = rng.random(40), rng.random(40) * 3
+    c = rng.random(25)
+    out = batch_bootstrap_ci([a, np.full(7, 0.3), b, np.array([1.0]), c], n_resamples=500, seed=4)
+    assert out[1] == (0.3, 0.3)  # a constant's CI has zero width
+    assert all(np.isnan(v) for v in out[3])  # one value: no interval
+    ref = stats.bootstrap(
+        (np.stack([a, b]),),
+        np.mean,
+        n_resamples=500,
+        method="BCa",
+        vectorized=True,
+        axis=-1,
+        random_state=np.random.default_rng([4, 40]),
+    ).confidence_interval
+    assert out[0] == (ref.low[0], ref.high[0]) and out[2] == (ref.low[1], ref.high[1])
+    for (lo, hi), x in ((out[0], a), (out[2], b), (out[4], c)):
+        assert lo < x.mean() < hi
+        lo1, hi1 = bootstrap_ci(x, n_resamples=500, seed=4)  # same estimator, other draws
+        assert abs(lo - lo1) < 0.05 * np.ptp(x) and abs(hi - hi1) < 0.05 * np.ptp(x)
+    assert out == batch_bootstrap_ci(
+        [a, np.full(7, 0.3), b, np.array([1.0]), c], n_resamples=500, seed=4
+    )

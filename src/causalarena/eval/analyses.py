@@ -1027,13 +1027,13 @@ def mean_ci_table(
         _check_factor(c, inst)
     if metrics is None:
         metrics = [m for m in (*METRICS, "runtime_s") if m in inst.columns]
-    rows = []
+    rows, values = [], []
     for key, sub in inst.groupby(list(by), sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         for m in metrics:
             v = pd.to_numeric(sub[m], errors="coerce").to_numpy(dtype=float)
             v = v[np.isfinite(v)]
-            lo, hi = bootstrap_ci(v, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            values.append(v)
             rows.append(
                 {
                     **dict(zip(by, key, strict=True)),
@@ -1041,11 +1041,81 @@ def mean_ci_table(
                     "n": int(v.size),
                     "mean": float(v.mean()) if v.size else np.nan,
                     "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan,
-                    "ci_low": lo,
-                    "ci_high": hi,
                 }
             )
+    cis = batch_bootstrap_ci(values, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    for r, (lo, hi) in zip(rows, cis, strict=True):
+        r["ci_low"], r["ci_high"] = lo, hi
     return pd.DataFrame(rows, columns=[*by, "metric", "n", "mean", "sd", "ci_low", "ci_high"])
+
+
+#: Most float64 values one vectorised bootstrap batch holds (groups x resamples x units).
+BATCH_VALUES = 4_000_000
+
+
+def batch_bootstrap_ci(
+    groups: Sequence[np.ndarray],
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> list[tuple[float, float]]:
+    """BCa bootstrap CIs of the means of many groups, one ``scipy.stats.bootstrap`` call per size.
+
+    Groups with the same number of (finite) values are stacked into one ``(groups, n)`` array
+    and bootstrapped together along the last axis (``vectorized=True``, resamples in batches of
+    at most :data:`BATCH_VALUES` values), so every group of a size shares the resample indices
+    (a paired bootstrap across groups; each group's interval is the same estimator as
+    :func:`bootstrap_ci`).  The intervals are a pure function of the groups and ``seed``.
+
+    Parameters
+    ----------
+    groups : sequence of ndarray of float
+        Finite values per group (one per unit).
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    list of (float, float)
+        One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two values,
+        ``(v, v)`` for a constant group.
+    """
+    from scipy import stats
+
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    out: list[tuple[float, float]] = [(np.nan, np.nan)] * len(groups)
+    by_size: dict[int, list[int]] = {}
+    for k, g in enumerate(groups):
+        g = np.asarray(g, dtype=float)
+        if g.size < 2:
+            continue
+        if np.all(g == g[0]):
+            out[k] = (float(g[0]), float(g[0]))
+            continue
+        by_size.setdefault(int(g.size), []).append(k)
+    for n, ks in sorted(by_size.items()):
+        data = np.stack([np.asarray(groups[k], dtype=float) for k in ks])
+        batch = max(1, min(n_resamples, BATCH_VALUES // (len(ks) * n)))
+        res = stats.bootstrap(
+            (data,),
+            np.mean,
+            confidence_level=confidence,
+            n_resamples=n_resamples,
+            batch=batch,
+            method="BCa",
+            vectorized=True,
+            axis=-1,
+            random_state=np.random.default_rng([seed, n]),
+        )
+        lo = np.atleast_1d(res.confidence_interval.low)
+        hi = np.atleast_1d(res.confidence_interval.high)
+        for j, k in enumerate(ks):
+            out[k] = (float(lo[j]), float(hi[j]))
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
