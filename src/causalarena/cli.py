@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+
+#: Verb modules with ``add_commands(subparsers)`` and ``dispatch(args) -> int | None``.
+_VERB_MODULES = ("causalarena.cli_suites",)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,7 +96,11 @@ def _parser() -> argparse.ArgumentParser:
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
     dm.add_argument("--quiet", action="store_true")
-    return p
+    for mod in _VERB_MODULES:  # suites, export, download
+        importlib.import_module(mod).add_commands(sub)
+    from causalarena.cli_common import apply_conventions
+
+    return apply_conventions(p)  # --version, -q/-v/--progress on every verb, defaults in help
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     import os
+
+    from causalarena.cli_common import error_text, setup_from_args
+
+    setup_from_args(args)
 
     try:
         from causalarena.cli_lab import dispatch as dispatch_lab
@@ -120,7 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             from causalarena.cli_scenario import dispatch as scenario_dispatch
 
             rc = scenario_dispatch(args)
+        for mod in _VERB_MODULES:
+            rc = importlib.import_module(mod).dispatch(args) if rc is None else rc
         return _dispatch(args) if rc is None else rc
+    except BrokenPipeError:  # stdout closed early (`| head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(
             f"causalarena {args.cmd}: interrupted; finished work is kept, rerun the same "
@@ -132,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("CAUSALARENA_DEBUG"):
             raise
         print(
-            f"causalarena {args.cmd}: internal error: {type(exc).__name__}: {exc} "
+            f"causalarena {args.cmd}: internal error: {type(exc).__name__}: {error_text(exc)} "
             "(set CAUSALARENA_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )
@@ -143,6 +160,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     from causalarena.errors import CausalArenaError
 
     try:
+        if args.cmd == "build":
+            from causalarena.cli_common import unknown_name
+            from causalarena.cli_suites import all_suites
+
+            known = all_suites()
+            if args.suite not in (*known, "real", "dot"):
+                raise unknown_name("suite", args.suite, [*known, "real", "dot"], "suite")
         if args.cmd == "build" and getattr(args, "reserved_key", None):
             from causalarena.release.reserved import build_reserved
 
@@ -248,7 +272,11 @@ def _dispatch(args: argparse.Namespace) -> int:
                 return 1
             print(f"{args.folder}: every file matches manifest.json")
     except (CausalArenaError, ValueError, KeyError, OSError, ImportError) as exc:
-        print(f"causalarena {args.cmd}: error: {exc}", file=sys.stderr)
+        if isinstance(exc, BrokenPipeError):
+            raise
+        from causalarena.cli_common import error_text
+
+        print(f"causalarena {args.cmd}: error: {error_text(exc)}", file=sys.stderr)
         return 2
     return 0
 

@@ -74,7 +74,14 @@ def _memory(text: str) -> str:
 
 def add_run_arguments(r: argparse.ArgumentParser) -> None:
     """Options of ``causalarena run``."""
-    r.add_argument("--release", required=True, help="release folder")
+    r.add_argument("release", nargs="?", metavar="RELEASE", help="release folder")
+    r.add_argument(
+        "--release",
+        dest="release_option",
+        default=None,
+        metavar="RELEASE",
+        help="the release folder (alias of the positional RELEASE, kept for one version)",
+    )
     r.add_argument(
         "--config", required=True, help="one of the release's configs, e.g. synthetic-obs"
     )
@@ -127,6 +134,21 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``causalarena run``; returns the exit code (2 for a bad option)."""
+    from causalarena.cli_common import UsageError, check_config, one_release, unknown_name
+
+    try:  # names first, with a did-you-mean, before any worker starts
+        args.release = one_release(args.release, getattr(args, "release_option", None))
+        check_config(args.release, args.config)
+        from causalarena.baselines.registry import all_method_infos, load_plugins
+
+        load_plugins()
+        known = all_method_infos()
+        for m in args.methods:
+            if m not in known:
+                raise unknown_name("--methods", m, known, "method")
+    except UsageError as exc:
+        print(f"causalarena run: error: {exc}", file=sys.stderr)
+        return 2
     if args.isolation == "process":  # its imports overlap with ours and with reading the release
         from causalarena.eval.workers import preload_modules, start_fork_server
 
