@@ -92,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     from causalarena import cli_overlap
 
     cli_overlap.add_commands(sub)  # causalarena overlap CORPUS|STREAM.json --release DIR
+    from causalarena import cli_temporal
+
+    cli_temporal.add_commands(sub)  # causalarena temporal import-dotime DIR --out OUT
     dm = sub.add_parser("demo", help="build the mini arena, load it back with datasets, summarise")
     dm.add_argument("--out", default="release")
     dm.add_argument("--workers", type=int, default=2)
@@ -128,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
             from causalarena.cli_overlap import dispatch as dispatch_overlap
 
             rc = dispatch_overlap(args)
+        if rc is None:
+            from causalarena.cli_temporal import dispatch as dispatch_temporal
+
+            rc = dispatch_temporal(args)
         if rc is None:
             from causalarena.cli_scenario import dispatch as scenario_dispatch
 

@@ -80,6 +80,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "causalarena.generator.formula.family",
     "causalarena.generator.lab.family",
     "causalarena.generator.protocols.family",
+    "causalarena.generator.dotime.family",
 )
 
 
