@@ -34,12 +34,12 @@ def keys(tmp_path_factory):
 def dot_release(tmp_path_factory, keys):
     out = tmp_path_factory.mktemp("dot") / "rel"
     engine.build("dot-generic", scale="mini", out=out, quiet=True)
+    V = get_temporal_suite("dot-generic").version
     public = hashlib.sha256(
         b"".join(p.read_bytes() for p in sorted((out / "data").rglob("*.parquet")))
     ).hexdigest()
     assert (
-        _cli(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(keys[0])])
-        == 0
+        _cli(["release", "freeze", str(out), "--version", V, "--reserved-key", str(keys[0])]) == 0
     )
     return out, public
 

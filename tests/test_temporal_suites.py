@@ -66,10 +66,16 @@ def test_load_with_datasets(built, monkeypatch):
 
     ds = datasets.load_dataset(str(built), "dot-observed", split="test")
     assert ds.num_rows == 6
-    r = ds[0]
-    x = np.asarray(r["x_obs"], dtype=np.float64)
-    assert x.shape == (r["T"], r["n_vars"]) and np.isnan(x).any()
-    assert np.array_equal(np.isnan(x), np.asarray(r["mask"]))
+    with_mask = 0
+    for r in ds:
+        x = np.asarray(r["x_obs"], dtype=np.float64)
+        assert x.shape == (r["T"], r["n_vars"])
+        if r["mask"] is None:  # observation cell without missingness
+            assert not np.isnan(x).any()
+            continue
+        with_mask += 1
+        assert np.isnan(x).any() and np.array_equal(np.isnan(x), np.asarray(r["mask"]))
+    assert with_mask >= 1
     ds2 = datasets.load_dataset(str(built), "dot-continuous-irregular", split="test")
     assert ds2[0]["times"] is not None and len(ds2[0]["times"]) == ds2[0]["T"]
 
@@ -131,10 +137,15 @@ def test_query_is_descendant_and_hidden_not_released(built):
                 assert np.array_equal(r["y_true"], r["y_factual"])  # effect exactly 0
             elif scm.descendants(a):
                 assert q in scm.descendants(a)
-            # pre-onset arms equal (shared noise), y_true from the intervened arm
+            # pre-onset arms equal (shared noise; no measurement noise), y_true from the
+            # intervened arm
             t0 = r["onset"]
             ok = ~np.isnan(r["x_obs"][:t0])
-            assert np.allclose(r["x_obs"][:t0][ok], r["x_int"][:t0][ok])
+            noisy = scm.metadata.get("observation", {}).get("noise_sd", 0) > 0
+            if r["pair_mode"] == "counterfactual" and not noisy:
+                assert np.allclose(r["x_obs"][:t0][ok], r["x_int"][:t0][ok])
+            elif r["pair_mode"] == "interventional":
+                assert not np.allclose(r["x_obs"][:t0], r["x_int"][:t0])
             assert np.allclose(
                 r["x_int"][r["query_times"], r["query_column"]],
                 r["y_true"],
@@ -554,6 +565,7 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
     """The acceptance chain of issue 9 for a mini dot-generic release, through the CLI."""
     from causalarena.cli import main
 
+    V = S.get_temporal_suite("dot-generic").version
     out = tmp_path / "dot"
     assert main(["build", "dot-generic", "--scale", "mini", "--out", str(out), "--quiet"]) == 0
     for name in ("README.md", "croissant.json", "CITATION.cff", ".zenodo.json"):
@@ -564,9 +576,7 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
     key = tmp_path / "throwaway.key"
     assert main(["release", "keygen", str(key)]) == 0
     capsys.readouterr()
-    assert (
-        main(["release", "freeze", str(out), "--version", "1.0.0", "--reserved-key", str(key)]) == 0
-    )
+    assert main(["release", "freeze", str(out), "--version", V, "--reserved-key", str(key)]) == 0
     # the temporal family declares key-drawn reserved units: freeze commits, reveal checks
     assert "reserved half committed: 2 units, 100 instances" in capsys.readouterr().out
     assert main(["verify", str(out), "--reveal", str(key)]) == 0
@@ -574,7 +584,7 @@ def test_dot_generic_release_validates_freezes_verifies_and_publishes(tmp_path, 
     assert main(["verify", str(out), "--metadata"]) == 0
     capsys.readouterr()
     rc = main(
-        ["publish", str(out), "--version", "1.0.0", "--repo-id", "org/dot", "--zenodo", "--dry-run"]
+        ["publish", str(out), "--version", V, "--repo-id", "org/dot", "--zenodo", "--dry-run"]
     )
     assert rc == 0
     plan = capsys.readouterr().out
@@ -610,3 +620,23 @@ def test_continuous_onset_row_is_first_intervened_row(name):
             checked += 1
         assert j0 < ep.window_end <= len(ep.times)
     assert checked >= 10
+
+
+def test_card_design_sections_and_dotime_alias_load(built, monkeypatch):
+    """The card states each suite's design beside DoTime's (and the realised mechanism shares
+    against the prior); a DoTime name loads its namesake config."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import causalarena as ca
+
+    card = (built / "README.md").read_text()
+    for name, s in S.TEMPORAL_SUITES.items():
+        assert f"Design of {name}" in card
+        if s.dotime:
+            assert f"Reproduces **{s.dotime}**" in card
+            assert s.deviations[0] in card
+    assert "dot-RegimeSwitch-v1 (thirds with 2, 3 and 5 regimes" in card
+    assert "| mechanism | prior | drawn | realised |" in card and "| square | 0.111 |" in card
+    ds = ca.load("dot-Observed-v1", source=str(built))
+    assert ds.num_rows == 6 and set(ds["suite"]) == {"dot-observed"}
+    with pytest.raises(ValueError, match="dot-regime2"):
+        ca.load("dot-RegimeSwitch-v1", source=str(built))

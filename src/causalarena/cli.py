@@ -212,6 +212,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from causalarena.summary import print_summary
 
             suite = "dot-all" if args.suite == "dot" else args.suite
+            if suite.startswith("dot-") and suite != suite.lower():  # a DoTime suite name
+                from causalarena.generator.temporal.suites import resolve_suite_name
+
+                suite = resolve_suite_name(suite)
             out = build(
                 suite, scale=args.scale, out=args.out, workers=args.workers, quiet=args.quiet
             )

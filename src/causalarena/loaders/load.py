@@ -50,7 +50,8 @@ def load(
     Parameters
     ----------
     config : str
-        Config name, e.g. ``"synthetic-obs"`` or ``"synthetic-obsint"``.
+        Config name, e.g. ``"synthetic-obs"`` or ``"synthetic-obsint"``; a DoTime suite name
+        (``"dot-Identifiability-v1"``, ...) resolves to the ``dot-*`` config reproducing it.
     split : str, default="test"
         Public instances form the ``test`` split.
     source : path or str, default="release"
@@ -89,6 +90,10 @@ def load(
     """
     import datasets
 
+    if config.startswith("dot-") and config != config.lower():  # a DoTime suite name
+        from causalarena.generator.temporal.suites import resolve_suite_name
+
+        config = resolve_suite_name(config)
     if verification not in VERIFICATION:
         raise ValueError(
             f"verification must be one of 'all', 'basic', 'none', got {verification!r}"

@@ -13,6 +13,15 @@ order, each link instantaneous or at lag 1 with probability 1/2, plus self-lags)
 30% sign flips and shifted biases — switched at a fixed fraction of the horizon or by a
 two-state Markov chain).  The default mix is 70/15/15.
 
+Priors: ``prior="default"`` is the above; ``prior="dotime"`` is the prior stated by DoTime
+(Thumm et al., 2026, section 3.2-3.3, and its ``DEFAULT_CONFIG``): edge weights and lag weights
+``N(0, 1)``, biases ``N(0, 0.5**2)``, ``p ~ Beta(2, 5)``, lag decay ``gamma = 0.7`` (lag-k
+edges, self-lags included, Bernoulli(``p * 0.7**k``), no extra self-loops), the nine mechanisms
+uniform, root noise scale ``0.1 + Exp(1)``, non-root ``0.01 + Exp(0.1)`` (mean 0.1), no
+seasonal driver.  Both priors keep this package's stability handling (below); the mechanism
+drawn for each node before the ``square`` feedback rule is kept in ``metadata``
+(``mechanisms_drawn``) so the realised shares can be reported against the prior.
+
 Stability: ``stability="rescale"`` (default) multiplies each lag-k weight matrix by ``c**k``
 with ``c = target_radius / rho`` whenever the companion spectral radius ``rho`` of the linear
 part (:func:`~causalarena.generator.temporal.simulate.companion_radius`) exceeds ``target_radius``, which
@@ -43,6 +52,10 @@ from causalarena.spec_temporal import (
 Kind = Literal["diverse", "chain", "regime"]
 KINDS: tuple[str, ...] = ("diverse", "chain", "regime")
 KIND_MIX: tuple[float, ...] = (0.70, 0.15, 0.15)
+#: Parameter priors of :func:`draw_temporal_scm`.
+PRIORS: tuple[str, ...] = ("default", "dotime")
+#: DoTime's lag decay (``DEFAULT_CONFIG["gamma"]``).
+DOTIME_GAMMA = 0.7
 
 
 def _signed(rng: np.random.Generator, shape, lo: float, hi: float) -> np.ndarray:
@@ -73,6 +86,7 @@ def draw_temporal_scm(
     target_radius: float = 0.9,
     max_attempts: int = 100,
     scm_id: str = "tscm",
+    prior: Literal["default", "dotime"] = "default",
 ) -> TemporalSCM:
     """Draw one random temporal SCM.
 
@@ -100,12 +114,26 @@ def draw_temporal_scm(
     stability : {"rescale", "reject", "none"}
     target_radius : float
         Companion spectral radius bound (see module docstring).
+    prior : {"default", "dotime"}
+        Parameter prior (see module docstring); ``"dotime"`` overrides ``gamma``, ``p_self``
+        and ``p_driver`` with DoTime's values (0.7, 0, 0).
 
     Returns
     -------
     TemporalSCM
-        ``metadata`` records ``edge_prob``, ``rho_drawn`` (before rescaling) and ``rescaled``.
+        ``metadata`` records ``prior``, ``edge_prob``, ``rho_drawn`` (before rescaling),
+        ``rescaled`` and ``mechanisms_drawn``.
+
+    Raises
+    ------
+    SpecError
+        Unknown ``kind`` or ``prior``, ``n_vars < 2``, ``max_lag < 1``, or no stable draw.
     """
+    if prior not in PRIORS:
+        raise SpecError(None, "prior", prior, f"must be one of {PRIORS}")
+    dot = prior == "dotime"
+    if dot:
+        gamma, p_self, p_driver = DOTIME_GAMMA, 0.0, 0.0
     if kind is None:
         kind = KINDS[int(rng.choice(3, p=KIND_MIX))]
     if kind not in KINDS:
@@ -137,10 +165,16 @@ def draw_temporal_scm(
             for k in range(1, K + 1):
                 AL[k - 1] = rng.random((N, N)) < p * gamma**k
         AL[0][np.diag_indices(N)] |= (rng.random(N) < p_self).astype(np.int8)
-        W0 = _signed(rng, (N, N), 0.3, 1.0) * A0
-        WL = _signed(rng, (K, N, N), 0.2, 0.8) * AL
-        bias = rng.uniform(-0.5, 0.5, N)
+        if dot:
+            W0 = rng.normal(0.0, 1.0, (N, N)) * A0
+            WL = rng.normal(0.0, 1.0, (K, N, N)) * AL
+            bias = rng.normal(0.0, 0.5, N)
+        else:
+            W0 = _signed(rng, (N, N), 0.3, 1.0) * A0
+            WL = _signed(rng, (K, N, N), 0.2, 0.8) * AL
+            bias = rng.uniform(-0.5, 0.5, N)
         mech = [MECHANISMS[int(m)] for m in rng.integers(0, len(MECHANISMS), N)]
+        drawn = list(mech)
         if not square_feedback:
             loop = np.isfinite(np.diag(min_lag_matrix(A0, AL)))
             others = [m for m in MECHANISMS if m != "square"]
@@ -149,7 +183,10 @@ def draw_temporal_scm(
                 for j, m in enumerate(mech)
             ]
         roots = A0.sum(axis=0) == 0
-        sigma = np.where(roots, 0.3 + rng.exponential(0.3, N), 0.1 + rng.exponential(0.2, N))
+        if dot:
+            sigma = np.where(roots, 0.1 + rng.exponential(1.0, N), 0.01 + rng.exponential(0.1, N))
+        else:
+            sigma = np.where(roots, 0.3 + rng.exponential(0.3, N), 0.1 + rng.exponential(0.2, N))
         regime = None
         if kind == "regime":
             flip0 = np.where(rng.random((N, N)) < 0.3, -1.0, 1.0)
@@ -215,7 +252,13 @@ def draw_temporal_scm(
             hidden=hidden,
             regime=regime,
             drivers=drivers,
-            metadata={"edge_prob": p, "rho_drawn": rho, "rescaled": rescaled},
+            metadata={
+                "prior": prior,
+                "edge_prob": p,
+                "rho_drawn": rho,
+                "rescaled": rescaled,
+                "mechanisms_drawn": drawn,
+            },
         )
     raise SpecError(
         None,

@@ -100,16 +100,115 @@ def arrays(suite: str, config: str, shard_paths: list, store_path: Any) -> None:
     write_zarr(store_path, list(shard_paths))
 
 
+def _shares(rows: list[dict], key: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in rows:
+        for m in r.get(key) or ():
+            out[m] = out.get(m, 0) + 1
+    return out
+
+
+def mechanism_shares(scm_json: list[str]) -> dict[str, dict[str, float]]:
+    """Realised mechanism shares of released SCMs against their prior.
+
+    Returns ``{mechanism: {"prior": p, "drawn": d, "realised": r}}``: ``prior`` the prior share
+    (uniform over the prior's mechanism set, DoTime section 3.3), ``drawn`` the share among
+    the mechanisms drawn before the ``square`` feedback rule (``metadata.mechanisms_drawn``;
+    NaN where not recorded), ``realised`` the share among the mechanisms of every node.
+    """
+    import json
+
+    from causalarena.generator.temporal.structures import DOTIME_STRUCTURE_MECHANISMS
+    from causalarena.spec_temporal import MECHANISMS
+
+    real: list[dict] = []
+    for js in scm_json:
+        d = json.loads(js)
+        real.append({"m": d["mechanisms"], "d": d.get("metadata", {}).get("mechanisms_drawn")})
+    r, dr = _shares(real, "m"), _shares(real, "d")
+    structured = all(m in DOTIME_STRUCTURE_MECHANISMS or m == "linear" for m in r) and not dr
+    space = DOTIME_STRUCTURE_MECHANISMS if structured else MECHANISMS
+    nr, nd = max(sum(r.values()), 1), sum(dr.values())
+    return {
+        m: {
+            "prior": 1.0 / len(space) if m in space else 0.0,
+            "drawn": dr.get(m, 0) / nd if nd else float("nan"),
+            "realised": r.get(m, 0) / nr,
+        }
+        for m in sorted(set(space) | set(r))
+    }
+
+
+def _design_section(s: S.TemporalSuite, table: Any) -> str:
+    rows = table.select(["structure", "pair_mode", "scm"]).to_pylist() if table is not None else []
+    lines = []
+    if s.dotime:
+        lines.append(f"Reproduces **{s.dotime}** (DoTime). DoTime's design:")
+        lines += [f"- {d}" for d in s.dotime_design]
+        lines.append("")
+        lines.append("Where this suite deliberately differs:")
+        lines += [f"- {d}" for d in s.deviations]
+    else:
+        lines.append(f"No DoTime namesake. {s.description}")
+        for v in S.NOT_REPRODUCED.values():
+            if s.name in v:
+                lines.append(f"- {v}.")
+    o = s.options
+    lines += [
+        "",
+        f"Full scale: {s.scales['full']:,} public episodes (T = {s.T}); pair mode "
+        f"{o.get('pair_mode', 'counterfactual')}; query protocol {o.get('query', 'offsets')}; "
+        f"prior {o.get('prior', 'default')}.",
+    ]
+    if rows:
+        cnt: dict[tuple, int] = {}
+        for r in rows:
+            key = (r["structure"], r["pair_mode"])
+            cnt[key] = cnt.get(key, 0) + 1
+        lines += [
+            "",
+            "| structure / type | pair mode | episodes in this release |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {k[0]} | {k[1]} | {v} |" for k, v in sorted(cnt.items())]
+        sh = mechanism_shares([r["scm"] for r in rows])
+        lines += [
+            "",
+            "Mechanism shares (all nodes of the released SCMs; `drawn` = before the `square` "
+            "feedback rule):",
+            "",
+            "| mechanism | prior | drawn | realised |",
+            "|---|---|---|---|",
+        ]
+        for m, v in sh.items():
+            d = "-" if v["drawn"] != v["drawn"] else f"{v['drawn']:.3f}"
+            lines.append(f"| {m} | {v['prior']:.3f} | {d} | {v['realised']:.3f} |")
+    return "\n".join(lines)
+
+
+def sections(tables: Any) -> list[tuple[str, str]]:
+    """Card sections: each member suite's design beside DoTime's, with realised counts and
+    mechanism shares computed from the written rows."""
+    out = []
+    for name in sorted(tables):
+        if name in S.TEMPORAL_SUITES:
+            s = S.TEMPORAL_SUITES[name]
+            out.append((f"Design of {name}", _design_section(s, tables[name])))
+    return out
+
+
 def text(suite: str) -> CardText:
     """Card and Croissant prose of a temporal release."""
     return CardText(
         pretty_name=f"CausalArena {suite}",
         summary=(
             "Paired factual / intervened multivariate trajectories from random temporal "
-            "structural causal models, with the intervention, the query (a graph descendant "
-            "of the intervened variable at fixed offsets after onset) and the exact target "
-            "y_true. Both arms share their exogenous noise (counterfactual pairs). The same "
-            "trajectories are in zarr/<config>.zarr for xarray.open_zarr."
+            "structural causal models, with the intervention, the query (the suite's query "
+            "protocol: a graph descendant of the intervened variable, or the outcome of a "
+            "named structure, at offsets after onset) and the exact target y_true. Counterfactual "
+            "pairs share their exogenous noise; interventional pairs draw the intervened arm "
+            "with independent noise (pair_mode column; each suite's design section says which). "
+            "The same trajectories are in zarr/<config>.zarr for xarray.open_zarr."
         ),
         tags=("benchmark", "time-series", "counterfactual", "interventional-data"),
         task_categories=("other",),
@@ -128,6 +227,8 @@ def text(suite: str) -> CardText:
             "Reference graphs show edges among released variables; edges through hidden "
             "variables are not shown.",
         ),
+        sections=sections,
+        section_columns=("structure", "pair_mode", "scm"),
     )
 
 

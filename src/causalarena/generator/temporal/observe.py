@@ -120,3 +120,37 @@ def apply_missingness(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     out = np.array(x, dtype=np.float64, copy=True)
     out[mask] = np.nan
     return out
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Mid-ranks of ``v`` along axis 0 scaled to [0, 1] (column-wise)."""
+    r = np.argsort(np.argsort(v, axis=0, kind="stable"), axis=0, kind="stable").astype(float)
+    return r / max(v.shape[0] - 1, 1)
+
+
+def mar_mask(rng: np.random.Generator, x: np.ndarray, rate: float, driver: int) -> np.ndarray:
+    """MAR missingness mask (True = missing) of ``x`` (M, d).
+
+    Row ``t`` of column ``j != driver`` is missing with probability ``2 * rate * pi_t``, where
+    ``pi_t`` in [0, 1] is the rank of the always-observed column ``driver`` at row ``t``
+    (missingness depends only on observed values; the mean rate is ``rate``).  Column
+    ``driver`` is never missing.  Raises :class:`SpecError` unless ``0 <= rate <= 0.5``.
+    """
+    if not 0.0 <= rate <= 0.5:
+        raise SpecError(None, "missing_rate", rate, "MAR rate must be in [0, 0.5]")
+    p = 2.0 * rate * _ranks(x[:, [driver]])
+    m = rng.random(x.shape) < p
+    m[:, driver] = False
+    return m
+
+
+def mnar_mask(rng: np.random.Generator, x: np.ndarray, rate: float) -> np.ndarray:
+    """MNAR missingness mask (True = missing) of ``x`` (M, d).
+
+    Each cell is missing with probability ``2 * rate * pi``, ``pi`` in [0, 1] the rank of the
+    cell's own (latent) value within its column: high values go missing more often (the mean
+    rate is ``rate``).  Raises :class:`SpecError` unless ``0 <= rate <= 0.5``.
+    """
+    if not 0.0 <= rate <= 0.5:
+        raise SpecError(None, "missing_rate", rate, "MNAR rate must be in [0, 0.5]")
+    return rng.random(x.shape) < 2.0 * rate * _ranks(x)

@@ -30,7 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from causalarena.errors import SpecError
+from causalarena.generator.temporal.simulate import _radius
 from causalarena.spec_temporal import StructureLabel, TemporalSCM
+
+#: Mechanisms of DoTime's named-structure sampler (``tscm_sampler.DEFAULT_ACTIVATIONS``).
+DOTIME_STRUCTURE_MECHANISMS: tuple[str, ...] = ("linear", "tanh", "tanh_relu", "relu")
+#: Noise scale of every node in DoTime's named-structure sampler (``noise_std``).
+DOTIME_STRUCTURE_NOISE = 0.3
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,8 @@ def identification_structure(
     self_weight: float = 0.5,
     noise_scale: float = 1.0,
     mechanism: str = "linear",
+    prior: str = "default",
+    target_radius: float = 0.9,
 ) -> TemporalSCM:
     """A TSCM with the exact graph and label of a named structure.
 
@@ -139,17 +147,51 @@ def identification_structure(
         ``U[0.2, 0.6]``; otherwise ``edge_weight`` and ``self_weight`` are used.
     mechanism : str
         Mechanism of every node (default linear).
+    prior : {"default", "dotime"}
+        ``"dotime"`` (needs ``rng``) draws DoTime's structure prior (``dotime.tscm_sampler``
+        defaults): every weight, self-loops included, ``N(0, 1)``, biases ``N(0, 0.5**2)``,
+        each node's mechanism uniform over :data:`DOTIME_STRUCTURE_MECHANISMS` and noise scale
+        0.3 for every node; ``mechanism`` and ``noise_scale`` are then ignored.  The lag
+        weights are rescaled (``W_lag * c``, ``c = target_radius / rho``) when the companion
+        spectral radius ``rho`` of the linear part exceeds ``target_radius`` (this package's
+        stability handling; DoTime zeroes diverged episodes instead).
 
     Returns
     -------
     TemporalSCM
         ``kind="structure"``, ``max_lag=1``, ``structure`` set (treatment ``A``, outcome ``Y``).
+
+    Raises
+    ------
+    SpecError
+        Unknown ``name`` or ``prior``, or ``prior="dotime"`` without ``rng``.
     """
+    if prior not in ("default", "dotime"):
+        raise SpecError(None, "prior", prior, "must be 'default' or 'dotime'")
+    if prior == "dotime" and rng is None:
+        raise SpecError(None, "rng", None, "prior='dotime' draws its weights and needs rng")
     A0, AL, names = structure_graph(name)
     d = STRUCTURES[name]
     N = len(names)
     off = (A0 != 0).astype(float), (AL[0] != 0) & ~np.eye(N, dtype=bool)
-    if rng is None:
+    mechs = [mechanism] * N
+    sigma = [noise_scale] * N
+    bias = [0.0] * N
+    meta: dict = {}
+    if prior == "dotime":
+        W0 = off[0] * rng.normal(0.0, 1.0, (N, N))
+        WL = (AL[0] != 0) * rng.normal(0.0, 1.0, (N, N))
+        bias = list(rng.normal(0.0, 0.5, N))
+        mechs = [
+            DOTIME_STRUCTURE_MECHANISMS[int(m)]
+            for m in rng.integers(0, len(DOTIME_STRUCTURE_MECHANISMS), N)
+        ]
+        sigma = [DOTIME_STRUCTURE_NOISE] * N
+        rho = _radius(W0, WL[None])
+        if rho > target_radius:
+            WL = WL * (target_radius / rho)
+        meta = {"prior": "dotime", "rho_drawn": float(rho), "rescaled": bool(rho > target_radius)}
+    elif rng is None:
         W0 = edge_weight * off[0]
         WL = edge_weight * off[1] + self_weight * np.diag(np.diag(AL[0]).astype(float))
     else:
@@ -178,11 +220,12 @@ def identification_structure(
         A_lag=AL,
         W0=W0 + 0.0,
         W_lag=(WL + 0.0)[None],
-        bias=[0.0] * N,
-        mechanisms=[mechanism] * N,
-        noise_scale=[noise_scale] * N,
+        bias=bias,
+        mechanisms=mechs,
+        noise_scale=sigma,
         hidden=list(d.hidden),
         structure=label,
+        metadata=meta,
     )
 
 
