@@ -130,6 +130,50 @@ def test_ramp_and_sine_time_varying():
     assert np.ptp(b.interventional[0, 4:, 0]) > 1.0
 
 
+def test_step_and_trajectory_time_varying():
+    """Issue 14 section 1: step and prescribed-trajectory profiles besides ramp and sine."""
+    iv = TemporalIntervention(
+        target="X1",
+        type="time_varying",
+        profile="step",
+        value=1.0,
+        jump=-3.0,
+        step_at=2.0,
+        start=0.4,
+        end=0.9,
+    )
+    b = run2(iv)
+    rule = lambda t, prev: (1.0 if t < 6 else -2.0) if 4 <= t < 9 else 0.5 * prev + NOISE[t, 0]  # noqa: E731
+    x1, x2 = hand_two_var(rule)
+    np.testing.assert_allclose(b.interventional[0, :, 0], x1, atol=1e-12)
+    np.testing.assert_allclose(b.interventional[0, :, 1], x2, atol=1e-12)
+    path = [0.5, -1.0, 2.0]
+    ivt = TemporalIntervention(
+        target="X1",
+        type="time_varying",
+        profile="trajectory",
+        value=1.0,
+        trajectory=path,
+        start=0.4,
+    )
+    b = run2(ivt)
+    np.testing.assert_allclose(b.interventional[0, 4:, 0], 1.0 + np.array(path + [2.0] * 3))
+    with pytest.raises(SpecError, match="trajectory"):
+        TemporalIntervention(target="X1", type="time_varying", profile="trajectory")
+    # the drawer offers them when asked (and keeps its default ramp/sine stream otherwise)
+    rng = np.random.default_rng(0)
+    from causalarena.generator.temporal.draw import draw_intervention, draw_temporal_scm
+
+    s = draw_temporal_scm(rng, kind="diverse")
+    got = {
+        draw_intervention(
+            rng, s, types=("time_varying",), p_types=(1.0,), profiles=("step", "trajectory")
+        ).profile
+        for _ in range(20)
+    }
+    assert got == {"step", "trajectory"}
+
+
 def test_window_end_restores_mechanism():
     iv = TemporalIntervention(target="X1", type="hard", value=-2.0, start=0.3, end=0.6)  # [3, 6)
     b = run2(iv)

@@ -269,3 +269,20 @@ def test_dotime_structure_prior():
     assert max(companion_radius(s) for s in draws) <= 0.9 + 1e-9
     with pytest.raises(Exception, match="rng"):
         identification_structure("backdoor", prior="dotime")
+
+
+def test_cli_builds_a_dotime_name(tmp_path, monkeypatch, capsys):
+    from dataclasses import replace
+
+    from causalarena.cli import main
+
+    small = replace(S.TEMPORAL_SUITES["dot-wide"], scales={"mini": 2, "full": 10_000})
+    monkeypatch.setitem(S.TEMPORAL_SUITES, "dot-wide", small)
+    out = tmp_path / "w"
+    assert main(["build", "dot-Wide-v1", "--scale", "mini", "--out", str(out), "--quiet"]) == 0
+    import json
+
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["suite"] == "dot-wide" and m["configs"]["dot-wide"]["rows"] == 2
+    assert main(["build", "dot-RegimeSwitch-v1", "--out", str(tmp_path / "r"), "--quiet"]) != 0
+    assert "dot-regime2" in capsys.readouterr().err

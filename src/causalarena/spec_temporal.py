@@ -539,7 +539,10 @@ class TemporalIntervention(_Strict):
     ``time_varying``
         ``do(A_t = v(t))`` with ``profile="ramp"``: ``v(t) = v0 + slope * (t - t0)`` or
         ``profile="sine"``: ``v(t) = v0 + amplitude * sin(2 pi (t - t0) / period + phase)``
-        (``t`` in steps, or time units in continuous time).  ``value`` is ``v0``.
+        (``t`` in steps, or time units in continuous time), ``profile="step"``:
+        ``v(t) = v0`` before ``step_at`` and ``v0 + jump`` from ``t - t0 >= step_at`` on, or
+        ``profile="trajectory"``: ``v(t) = v0 + trajectory[k]`` with ``k = floor(t - t0)``
+        (the last entry held after the end), a prescribed path.  ``value`` is ``v0``.
 
     Value modes (used when ``value is None``; the factual *context* is the factual arm's
     values of the target on the retained steps before onset, or the whole factual arm when
@@ -569,7 +572,7 @@ class TemporalIntervention(_Strict):
     type: Literal["hard", "soft", "time_varying"] = "hard"
     value: float | None = None
     value_mode: ValueMode = "positivity_aware"
-    profile: Literal["ramp", "sine"] | None = None
+    profile: Literal["ramp", "sine", "step", "trajectory"] | None = None
     slope: float = 0.0
     amplitude: float = 1.0
     period: float = Field(default=20.0, gt=0.0)
@@ -578,8 +581,11 @@ class TemporalIntervention(_Strict):
     end: float | None = Field(default=None, gt=0.0, le=1.0)
     band: float = Field(default=0.25, gt=0.0)
     prior_scale: float = Field(default=2.0, gt=0.0)
+    jump: float = 0.0
+    step_at: float = Field(default=0.0, ge=0.0)
+    trajectory: list[float] | None = None
 
-    @field_validator("value", "slope", "amplitude", "phase")
+    @field_validator("value", "slope", "amplitude", "phase", "jump")
     @classmethod
     def _fin(cls, v: float | None) -> float | None:
         if v is not None and not math.isfinite(v):
@@ -593,7 +599,18 @@ class TemporalIntervention(_Strict):
                 self.target,
                 "intervention.profile",
                 None,
-                "time_varying needs profile 'ramp' or 'sine'",
+                "time_varying needs profile 'ramp', 'sine', 'step' or 'trajectory'",
+            )
+        if self.profile == "trajectory" and not self.trajectory:
+            raise SpecError(
+                self.target,
+                "intervention.trajectory",
+                self.trajectory,
+                "profile 'trajectory' needs a non-empty list of finite offsets",
+            )
+        if self.trajectory is not None and not all(math.isfinite(x) for x in self.trajectory):
+            raise SpecError(
+                self.target, "intervention.trajectory", "non-finite", "offsets must be finite"
             )
         if self.type != "time_varying" and self.profile is not None:
             raise SpecError(

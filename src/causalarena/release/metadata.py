@@ -731,7 +731,28 @@ def _collect_generic_metadata(
         license_notice=text.license_notice or None,
         tags=list(dict.fromkeys(text.tags)) or ["benchmark"],
         family=str(manifest["family"]),
+        sections=_family_sections(folder, manifest, text),
     )
+
+
+def _family_sections(folder: Path, manifest: dict[str, Any], text: Any) -> list[CardSection]:
+    """Card sections a family computes from its rows (``CardText.sections``): the columns
+    ``section_columns`` of every Parquet shard of each config, in shard order."""
+    if text.sections is None:
+        return []
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables: dict[str, Any] = {}
+    for config in manifest.get("configs", {}):
+        paths = sorted(f["path"] for f in manifest["files"] if f.get("config") == config)
+        parts = []
+        for rel in paths:
+            names = pq.read_schema(folder / rel).names
+            cols = [c for c in text.section_columns if c in names] or None
+            parts.append(pq.read_table(folder / rel, columns=cols))
+        tables[config] = pa.concat_tables(parts) if parts else None
+    return [CardSection(title=t, body=b) for t, b in text.sections(tables)]
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -276,6 +276,7 @@ def draw_intervention(
     p_types: tuple[float, ...] = (0.5, 0.25, 0.25),
     value_mode: str = "positivity_aware",
     windowed: float = 0.5,
+    profiles: tuple[str, ...] = ("ramp", "sine"),
 ) -> TemporalIntervention:
     """Draw an intervention on an observed node, preferring nodes with observed descendants.
 
@@ -284,6 +285,9 @@ def draw_intervention(
     interventions get a ramp (``slope ~ U[-0.05, 0.05]`` per step) or a sine
     (``amplitude ~ U[0.5, 1.5]``, ``period ~ U[8, 40]``, ``phase ~ U[0, 2 pi)``).  The value is
     left to ``value_mode`` (resolved from the factual context at simulation time).
+    ``profiles`` (uniform) may add ``"step"`` (``jump ~ U[0.5, 2] x sign`` at
+    ``step_at ~ U{1..10}`` steps after onset) and ``"trajectory"`` (a Gaussian random walk of
+    40 steps with step SD 0.2, held after its end).
     """
     obs = scm.observed
     hid = {scm.index(h) for h in scm.hidden}
@@ -300,8 +304,22 @@ def draw_intervention(
     end = float(min(1.0, start + rng.uniform(0.1, 0.3))) if rng.random() < windowed else None
     kw: dict = {}
     if typ == "time_varying":
-        if rng.random() < 0.5:
+        prof = "ramp" if profiles == ("ramp", "sine") and rng.random() < 0.5 else None
+        if prof is None and profiles != ("ramp", "sine"):
+            prof = profiles[int(rng.integers(0, len(profiles)))]
+        if prof == "ramp":
             kw = {"profile": "ramp", "slope": float(rng.uniform(-0.05, 0.05))}
+        elif prof == "step":
+            kw = {
+                "profile": "step",
+                "jump": float(rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0])),
+                "step_at": float(rng.integers(1, 11)),
+            }
+        elif prof == "trajectory":
+            kw = {
+                "profile": "trajectory",
+                "trajectory": [float(x) for x in np.cumsum(rng.normal(0.0, 0.2, 40))],
+            }
         else:
             kw = {
                 "profile": "sine",

@@ -385,6 +385,12 @@ def profile_values(iv: TemporalIntervention, value: float, u: np.ndarray) -> np.
         return np.full(u.shape, value)
     if iv.profile == "ramp":
         return value + iv.slope * u
+    if iv.profile == "step":
+        return value + np.where(u >= iv.step_at, iv.jump, 0.0)
+    if iv.profile == "trajectory":
+        tr = np.asarray(iv.trajectory, dtype=np.float64)
+        k = np.clip(np.floor(u + 1e-9).astype(np.intp), 0, tr.size - 1)
+        return value + tr[k]
     return value + iv.amplitude * np.sin(2.0 * np.pi * u / iv.period + iv.phase)
 
 
