@@ -171,6 +171,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from causalarena.cli_common import unknown_name
             from causalarena.cli_suites import all_suites
 
+            if args.suite.startswith("dot-") and args.suite != args.suite.lower():
+                from causalarena.generator.temporal.suites import resolve_suite_name
+
+                args.suite = resolve_suite_name(args.suite)  # a DoTime suite name
             known = all_suites()
             if args.suite not in (*known, "real", "dot"):
                 raise unknown_name("suite", args.suite, [*known, "real", "dot"], "suite")
@@ -212,10 +216,6 @@ def _dispatch(args: argparse.Namespace) -> int:
             from causalarena.summary import print_summary
 
             suite = "dot-all" if args.suite == "dot" else args.suite
-            if suite.startswith("dot-") and suite != suite.lower():  # a DoTime suite name
-                from causalarena.generator.temporal.suites import resolve_suite_name
-
-                suite = resolve_suite_name(suite)
             out = build(
                 suite, scale=args.scale, out=args.out, workers=args.workers, quiet=args.quiet
             )
