@@ -731,6 +731,7 @@ def _collect_generic_metadata(
         license_notice=text.license_notice or None,
         tags=list(dict.fromkeys(text.tags)) or ["benchmark"],
         family=str(manifest["family"]),
+        column_docs=dict(text.column_docs),
         sections=_family_sections(folder, manifest, text),
     )
 
