@@ -4,7 +4,12 @@ stderr only when asked, did-you-mean for unknown names, --json outputs."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -137,3 +142,196 @@ def test_run_release_positional_or_alias(mini_release, tmp_path, capsys):
     assert rc == 2 and "--release b: differs from the positional RELEASE a" in (
         capsys.readouterr().err
     )
+
+
+@pytest.fixture(scope="module")
+def obsint_rows(mini_release):
+    from causalarena.loaders.load import iter_numpy
+
+    return {r["instance_id"]: r for r in iter_numpy("synthetic-obsint", source=mini_release)}
+
+
+def test_export_npz_round_trip(mini_release, obsint_rows, tmp_path, capsys):
+    import numpy as np
+
+    from causalarena.cli_export import file_stem
+
+    out = tmp_path / "npz"
+    argv = ["export", str(mini_release), "--config", "synthetic-obsint", "--format", "npz"]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    rec = json.loads((out / "export.json").read_text())
+    assert rec["adjacency_convention"].startswith("A[i, j] = 1 iff i -> j")
+    assert "A[i, j] = 1 iff i -> j" in (out / "README.md").read_text()
+    assert len(rec["instances"]) == len(obsint_rows) > 0
+    assert any(r["mask"].any() for r in obsint_rows.values())  # the mask is exercised
+    for iid, r in obsint_rows.items():
+        z = np.load(out / f"{file_stem(iid)}.npz")
+        n, d = r["X"].shape
+        assert z["x"].shape == (n, d, 2) and z["x"].dtype == np.float32
+        assert np.array_equal(z["x"][..., 0], r["X"])
+        assert np.array_equal(z["x"][..., 1] == 1.0, r["mask"])
+        assert np.array_equal(z["g"], r["adjacency"]) and z["g"].dtype == np.int8
+        assert list(z["variables"]) == list(r["variables"])
+    bad = cli.main([*argv[:2], "--config", "synthetic-obsnt", "--format", "npz"])
+    assert bad == 2 and "did you mean synthetic-obsint" in capsys.readouterr().err
+
+
+def test_export_csv_and_parquet_flat(mini_release, obsint_rows, tmp_path):
+    import numpy as np
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from causalarena.cli_export import export, file_stem
+
+    iid, r = next(iter(obsint_rows.items()))
+    export(mini_release, "synthetic-obsint", "csv", tmp_path / "c", max_d=r["X"].shape[1])
+    frame = pd.read_csv(tmp_path / "c" / f"{file_stem(iid)}.csv")
+    names = list(r["variables"])
+    assert np.allclose(frame[names].to_numpy(np.float32), r["X"], rtol=1e-6)
+    assert np.array_equal(frame[[f"mask:{v}" for v in names]].to_numpy() == 1, r["mask"])
+    adj = pd.read_csv(tmp_path / "c" / f"{file_stem(iid)}.adjacency.csv", index_col=0)
+    assert list(adj.columns) == names and np.array_equal(adj.to_numpy(), r["adjacency"])
+    export(mini_release, "synthetic-obsint", "parquet-flat", tmp_path / "p")
+    t = pq.read_table(tmp_path / "p" / f"{file_stem(iid)}.parquet")
+    assert np.array_equal(np.column_stack([t[v].to_numpy() for v in names]), r["X"])
+    meta = t.schema.metadata
+    assert json.loads(meta[b"causalarena.adjacency"]) == r["adjacency"].tolist()
+
+
+class _Hub(BaseHTTPRequestHandler):
+    """Stand-in Hub serving one folder read-only (dataset repo org/arena, any revision)."""
+
+    folder: Path
+    tamper: str | None = None  # path whose bytes are served with one byte flipped
+    sha = "b" * 40
+
+    def log_message(self, *a):  # keep test output clean
+        pass
+
+    def _files(self):
+        return sorted(
+            p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file()
+        )
+
+    def _content(self, rel: str) -> bytes:
+        data = (self.folder / rel).read_bytes()
+        if rel == self.tamper:
+            data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
+        return data
+
+    def _route(self, head: bool):
+        path = unquote(self.path.split("?")[0])
+        if path.startswith("/api/datasets/org/arena/revision/"):
+            body = json.dumps(
+                {
+                    "id": "org/arena",
+                    "sha": self.sha,
+                    "siblings": [{"rfilename": f} for f in self._files()],
+                    "private": False,
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+        elif path.startswith("/api/datasets/org/arena/tree/"):  # recursive listing, one page
+            entries = [
+                {
+                    "type": "file",
+                    "path": f,
+                    "size": (self.folder / f).stat().st_size,
+                    "oid": hashlib.sha1((self.folder / f).read_bytes()).hexdigest(),
+                }
+                for f in self._files()
+            ]
+            body = json.dumps(entries).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+        elif path.startswith("/datasets/org/arena/resolve/"):
+            rel = path.split("/", 6)[6]
+            if not (self.folder / rel).is_file():
+                self.send_response(404)
+                self.end_headers()
+                return
+            body = self._content(rel)
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", self.sha)
+            self.send_header("ETag", '"' + hashlib.sha256(body).hexdigest() + '"')
+        else:
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def do_GET(self):  # noqa: N802
+        self._route(head=False)
+
+    def do_HEAD(self):  # noqa: N802
+        self._route(head=True)
+
+
+@pytest.fixture
+def hub(mini_release, monkeypatch):
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", False)
+    _Hub.folder, _Hub.tamper = Path(mini_release), None
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Hub)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def _shard(folder: Path) -> str:
+    return next(p.relative_to(folder).as_posix() for p in sorted(folder.glob("data/*/*.parquet")))
+
+
+def test_download_verifies_and_refuses_tampered(hub, mini_release, tmp_path, capsys):
+    argv = ["download", "org/arena", "--revision", "v1.0.0", "--hf-endpoint", hub]
+    good = tmp_path / "good"
+    assert cli.main([*argv, "--out", str(good)]) == 0
+    shard = _shard(Path(mini_release))
+    assert (good / shard).read_bytes() == (Path(mini_release) / shard).read_bytes()
+    assert not (good / ".cache").exists()
+    _Hub.tamper = shard
+    bad = tmp_path / "bad"
+    assert cli.main([*argv, "--out", str(bad)]) == 1
+    cap = capsys.readouterr()
+    assert shard in cap.out and "refused" in cap.err
+    assert not bad.exists() and (tmp_path / "bad.refused" / shard).is_file()
+    assert cli.main(["download", "arena-synthtic", "--hf-endpoint", hub]) == 2
+    assert "NAME arena-synthtic: unknown suite; did you mean arena-synthetic" in (
+        capsys.readouterr().err
+    )
+
+
+def test_json_outputs_parse(mini_release, capsys):
+    assert cli.main(["info", str(mini_release), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["suite"] == "arena-synthetic" and info["scale"] == "mini"
+    assert set(info["configs"]) == {"synthetic-obs", "synthetic-obsint"}
+    assert info["problems"] == [] and info["files"] >= 80 and info["bytes"] > 0
+    assert cli.main(["verify", str(mini_release), "--json"]) == 0
+    ver = json.loads(capsys.readouterr().out)
+    assert ver == {"folder": str(mini_release), "ok": True, "problems": []}
+    assert cli.main(["methods", "--json"]) == 0
+    methods = {m["method"]: m for m in json.loads(capsys.readouterr().out)}
+    assert methods["pc"]["available"] is True and methods["pc"]["missing"] is None
+    assert {"gies", "random-regress"} <= set(methods)
+    assert all(isinstance(m["supports_interventions"], bool) for m in methods.values())
+
+
+def test_verify_json_reports_problems(mini_release, tmp_path, capsys):
+    import shutil
+
+    copy = tmp_path / "rel"
+    shutil.copytree(mini_release, copy)
+    shard = _shard(copy)
+    data = bytearray((copy / shard).read_bytes())
+    data[100] ^= 1
+    (copy / shard).write_bytes(bytes(data))
+    assert cli.main(["verify", str(copy), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is False and [p["path"] for p in doc["problems"]] == [shard]

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: Verb modules with ``add_commands(subparsers)`` and ``dispatch(args) -> int | None``.
-_VERB_MODULES = ("causalarena.cli_suites",)
+_VERB_MODULES = ("causalarena.cli_suites", "causalarena.cli_export", "causalarena.cli_download")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
         "that is never published (any suite with a reserved half; resumes after a kill)",
     )
     i = sub.add_parser("info", help="print the summary table of a release folder")
-    i.add_argument("folder")
+    i.add_argument("folder", metavar="RELEASE")
+    i.add_argument("--json", action="store_true", help="print the release facts as JSON")
     v = sub.add_parser("verify", help="check a release folder against its manifest")
     v.add_argument("folder")
     r = sub.add_parser("run", help="run causal-discovery methods on a released config")
@@ -74,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate only instances with at most this many variables (coverage and the "
         "empty-graph fallback are over that subset; default: every instance of the config)",
     )
-    sub.add_parser("methods", help="list baseline methods and whether they can run here")
+    me = sub.add_parser("methods", help="list baseline methods and whether they can run here")
+    me.add_argument("--json", action="store_true", help="print a JSON list, one object per method")
     from causalarena.cli_release import add_commands
 
     add_commands(
@@ -247,6 +249,22 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             load_plugins()  # methods registered by $CAUSALARENA_METHODS modules
             missing = missing_methods()
+            if args.json:
+                import json
+
+                rows = [
+                    {
+                        "method": name,
+                        "family": info.family,
+                        "supports_interventions": bool(info.supports_interventions),
+                        "output_graph": info.output_graph,
+                        "available": name not in missing,
+                        "missing": missing.get(name),
+                    }
+                    for name, info in sorted(all_method_infos().items())
+                ]
+                print(json.dumps(rows, indent=2))
+                return 0
             from rich.console import Console
             from rich.table import Table
             from rich.text import Text
@@ -266,6 +284,12 @@ def _dispatch(args: argparse.Namespace) -> int:
                 with wide.capture() as cap:
                     wide.print(table)
                 print("\n".join(ln.rstrip() for ln in cap.get().splitlines()))
+        elif args.cmd == "info" and args.json:
+            import json
+
+            from causalarena.cli_common import release_facts
+
+            print(json.dumps(release_facts(args.folder), indent=2, default=str))
         elif args.cmd == "info":
             from causalarena.summary import print_summary
 

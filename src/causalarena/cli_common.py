@@ -75,6 +75,32 @@ def check_config(folder: str, config: str, option: str = "--config") -> None:
         )
 
 
+def release_facts(folder: str) -> dict:
+    """What ``causalarena info --json`` prints: the manifest's facts and the verify result.
+
+    Keys: ``folder, suite, version, scale, family, configs`` (name -> the manifest's record),
+    ``files`` (count), ``bytes`` (total size), ``frozen``, ``publication``, ``problems``
+    (:func:`causalarena.release.verify.verify`; empty when every file matches).
+    """
+    from causalarena.release.manifest import read_manifest
+    from causalarena.release.verify import verify
+
+    m = read_manifest(folder)
+    return {
+        "folder": str(folder),
+        "suite": m["suite"],
+        "version": m["version"],
+        "scale": m["scale"],
+        "family": m.get("family"),
+        "configs": m["configs"],
+        "files": len(m["files"]),
+        "bytes": sum(int(f.get("size", 0)) for f in m["files"]),
+        "frozen": bool(m.get("freeze")),
+        "publication": m.get("publication"),
+        "problems": verify(folder),
+    }
+
+
 def one_release(positional: str | None, option: str | None) -> str:
     """The release folder named by the positional ``RELEASE`` or its alias ``--release``.
 

@@ -90,6 +90,9 @@ def add_commands(subparsers: Any) -> None:
         help="with --reveal: read the reserved instances from this reserved build",
     )
     v.add_argument("--metadata", action="store_true", help="also validate card/Croissant/CFF")
+    v.add_argument(
+        "--json", action="store_true", help="print {folder, ok, problems} as one JSON object"
+    )
     if "--quiet" not in v._option_string_actions:
         v.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -138,6 +141,10 @@ def _run(args: argparse.Namespace) -> int:
                 reserved_dir=getattr(args, "reserved_dir", None),
                 quiet=getattr(args, "quiet", False),
             )
+        if getattr(args, "json", False):
+            doc = {"folder": str(args.folder), "ok": not problems, "problems": problems}
+            print(json.dumps(doc, indent=2, default=str))
+            return 1 if problems else 0
         _report(problems)
         if problems:
             print(f"{len(problems)} problem(s) in {args.folder}", file=sys.stderr)
