@@ -430,7 +430,8 @@ def test_build_never_rewrites_a_frozen_folder(copy):
     assert (copy / "manifest.json").read_bytes() == manifest_before
 
 
-def test_verify_reveal_progress_on_stderr_off_with_quiet(frozen, key, capsys):
+def test_verify_reveal_progress_on_stderr_off_with_quiet(frozen, key, capsys, monkeypatch):
+    monkeypatch.setenv("CAUSALARENA_PROGRESS", "1")  # captured stderr is not a terminal
     assert run_cli(["verify", str(frozen), "--reveal", str(key)]) == 0
     loud = capsys.readouterr()
     assert "revealing" in loud.err  # the progress bar goes to stderr ...

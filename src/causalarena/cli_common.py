@@ -94,7 +94,7 @@ def release_facts(folder: str) -> dict:
         "family": m.get("family"),
         "configs": m["configs"],
         "files": len(m["files"]),
-        "bytes": sum(int(f.get("size", 0)) for f in m["files"]),
+        "bytes": sum(int(f["bytes"]) for f in m["files"]),
         "frozen": bool(m.get("freeze")),
         "publication": m.get("publication"),
         "problems": verify(folder),
