@@ -335,3 +335,26 @@ def test_verify_json_reports_problems(mini_release, tmp_path, capsys):
     assert cli.main(["verify", str(copy), "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["ok"] is False and [p["path"] for p in doc["problems"]] == [shard]
+
+
+def test_bad_numbers_never_show_a_repr(capsys):
+    for argv, needle in (
+        (["build", "arena-synthetic", "--workers", "two"], "argument --workers: two: must be an"),
+        (["lab", "run", "--agent", "random", "--seed", "x"], "argument --seed: x: must be an"),
+        (["runtime", "--release", "r", "--methods", "pc", "--timeout", "t"], "--timeout: t: must"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and needle in err and "'" not in err.splitlines()[-1], err
+
+
+def test_score_unknown_config(mini_release, tmp_path, capsys):
+    pred = tmp_path / "p.parquet"
+    pred.write_bytes(b"")
+    argv = ["score", str(pred), "--release", str(mini_release), "--config", "synthetic-obsin"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "--config synthetic-obsin: not a config" in err and "did you mean synthetic-obsint" in err
+    )

@@ -137,6 +137,20 @@ class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def _int_value(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: must be an integer") from None
+
+
+def _float_value(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: must be a number") from None
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
     actions = p._option_string_actions
     quiet = actions.get("--quiet")
@@ -184,6 +198,11 @@ def apply_conventions(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
     def walk(parser: argparse.ArgumentParser) -> None:
         parser.formatter_class = DefaultsHelpFormatter
+        for action in parser._actions:  # argparse's own messages quote the value (a repr)
+            if action.type is int:
+                action.type = _int_value
+            elif action.type is float:
+                action.type = _float_value
         for action in parser._actions:  # an option without help would hide its default
             if action.help is None and action.default not in (None, False, [], argparse.SUPPRESS):
                 action.help = "(default: %(default)s)"

@@ -58,6 +58,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.config is not None:  # unknown config: the list and a did-you-mean
+        from causalarena.cli_common import check_config
+
+        check_config(args.release, args.config)
     sid: bool | str = False if args.no_sid else ("no-bounds" if args.no_sid_bounds else True)
     pred = Path(args.pred)
     if pred.is_dir():
