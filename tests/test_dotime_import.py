@@ -185,3 +185,60 @@ def test_import_suite_written_by_dotime_itself(tmp_path, name):
         np.testing.assert_array_equal(np.asarray(r["x_int"], np.float32), e.x_int.numpy())
         assert r["query_times"] == list(e.metadata["query_time_idx"])
         np.testing.assert_array_equal(np.asarray(r["y_true"], np.float32), e.y_true.numpy())
+
+
+def _rewrite(folder, shard, fn):
+    """Apply ``fn`` to the rows of one shard and refresh its md5 in the manifest."""
+    f = folder / shard
+    rows = pq.read_table(f).to_pylist()
+    fn(rows)
+    pq.write_table(pa.Table.from_pylist(rows), f)
+    m = json.loads((folder / "manifest.json").read_text())
+    for s in m["shards"]:
+        if s["file"] == shard:
+            s["md5"] = _md5(f)
+    (folder / "manifest.json").write_text(json.dumps(m))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda rows: rows[0].__setitem__("y_true", [float("inf")] * 3), "'y_true' has a non"),
+        (lambda rows: rows[0].__setitem__("query_target", [-5, 1, 1]), "'query_target' = -5"),
+        (
+            lambda rows: rows[0].__setitem__("intervention_json", json.dumps({"target": 99})),
+            "target 99 is outside 0..2",
+        ),
+        (lambda rows: rows[0].__setitem__("intervention_json", "{"), "not valid JSON"),
+        (
+            lambda rows: rows[0].__setitem__("x_int", [float("nan")] * (T * N)),
+            "'x_int' has a non-finite value",
+        ),
+    ],
+)
+def test_corrupt_episodes_are_refused_naming_file_and_field(tmp_path, capsys, edit, message):
+    """Found by the breaker: these imported silently (md5s recomputed, so only content checks
+    can catch them)."""
+    _fixture(tmp_path / "src", name="dot-Identifiability-v1", schema="1")
+    _rewrite(tmp_path / "src", "shard-0000.parquet", edit)
+    out = tmp_path / "rel"
+    assert main(["temporal", "import-dotime", str(tmp_path / "src"), "--out", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "shard-0000.parquet: episode 0" in err and "Traceback" not in err
+
+
+def test_bad_manifests_are_clear_errors(tmp_path, capsys):
+    _fixture(tmp_path / "src", name="dot-Identifiability-v1", schema="1")
+    mp = tmp_path / "src" / "manifest.json"
+    m = json.loads(mp.read_text())
+    mp.write_text(json.dumps({**m, "n_episodes": -3}))
+    argv = ["temporal", "import-dotime", str(tmp_path / "src"), "--out", str(tmp_path / "r"), "-q"]
+    assert main(argv) == 2
+    assert "'n_episodes' = -3" in capsys.readouterr().err
+    mp.write_text(json.dumps({**m, "n_episodes": 4}))
+    assert main(argv) == 2
+    assert "'n_episodes' = 4 but the shards hold 5" in capsys.readouterr().err
+    mp.write_text("[" * 50000 + "]" * 50000)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "not a readable DoTime manifest" in err and "internal error" not in err

@@ -195,3 +195,18 @@ def _all_specs(folder):
         for p in (folder / "data" / config).glob("*.parquet"):
             out.update(pq.read_table(p, columns=["spec"]).column("spec").to_pylist())
     return out
+
+
+def test_bad_stream_configs_are_clear_errors(tmp_path, mini_release, capsys):
+    from causalarena.cli import main
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("{" + '"a":{' * 5000 + "}" * 5001)
+    big = tmp_path / "big.json"
+    big.write_text('{"family": "synthetic", "seed": 1e400}')
+    word = tmp_path / "word.json"
+    word.write_text('{"family": "synthetic", "seed": "x"}')
+    for f, msg in ((deep, "not a readable JSON"), (big, "'seed'"), (word, "'seed' = 'x'")):
+        assert main(["overlap", str(f), "--release", str(mini_release)]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and "internal error" not in err and "invalid literal" not in err

@@ -640,3 +640,19 @@ def test_card_design_sections_and_dotime_alias_load(built, monkeypatch):
     assert ds.num_rows == 6 and set(ds["suite"]) == {"dot-observed"}
     with pytest.raises(ValueError, match="dot-regime2"):
         ca.load("dot-RegimeSwitch-v1", source=str(built))
+
+
+def test_result_says_an_object_model_is_not_sealed(built, tmp_path):
+    """Breaker finding: an object's __reduce__ runs in the parent when it is pickled for the
+    sandbox, beside the rows; the result must not claim the run was sealed."""
+    rows = load_rows(built, "dot-generic", limit=1)
+    obj = evaluate(Zero(), rows, isolation="process")["isolation"]
+    assert obj["sealed"] is False and obj["model_loaded_in"] == "parent and sandbox"
+    f = tmp_path / "m.py"
+    f.write_text(
+        "import numpy as np\nclass M:\n    def predict(self, v):\n"
+        "        return np.zeros(len(v.query_times))\n"
+    )
+    spec = evaluate(f"{f}:M", rows, isolation="process")["isolation"]
+    assert spec["model_loaded_in"] == "sandbox"
+    assert spec["sealed"] is (landlock_abi() > 0)

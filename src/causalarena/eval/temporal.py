@@ -28,8 +28,11 @@ scratch directory, open no TCP connection and not ``ptrace`` or read ``/proc`` o
 The release path is never passed (and :func:`run_model` refuses a ``release`` inside a path
 the model may read).  Answers come back as one ``.npz`` of float64 arrays read with
 ``allow_pickle=False``: the parent never unpickles anything the model produced, so no code
-of the model runs in the parent.  A model given as an import spec (``"module:attr"``,
-``"model.py:attr"``) is imported only inside the sandbox.  No attribute a model sets grants
+the model sends back runs in the parent.  A model *object* is different: the caller built it
+in this process and :func:`run_model` pickles it here, so its own code (constructor,
+``__reduce__``) has already run beside the rows -- an object is trusted code.  Untrusted models
+must be given as an import spec (``"module:attr"``, ``"model.py:attr"``): only the sandbox
+imports it, and only then does the result say ``isolation["sealed"] = True``.  No attribute a model sets grants
 it more (there is no privileged path).  Without Landlock (other kernels and platforms) only
 process separation and the plain-array exchange hold; the child can then read any file the
 user can -- :func:`causalarena.sandbox.guarantees` says which case applies and every result
@@ -469,7 +472,15 @@ def evaluate(
     preds = run_model(model, views, isolation, timeout=timeout, release=release)
     recs = [{**p, "row": r} for p, r in zip(preds, rows, strict=True)]
     out = score(recs)
-    out["isolation"] = {"mode": isolation, **(guarantees() if isolation == "process" else {})}
+    iso: dict[str, Any] = {"mode": isolation}
+    if isolation == "process":
+        iso.update(guarantees())
+        # an object was built by the caller and is pickled here, so its code (constructor,
+        # __reduce__) already ran in this process, beside the rows: only a model given as an
+        # import spec is loaded in the sandbox alone (module docstring)
+        iso["model_loaded_in"] = "sandbox" if isinstance(model, str) else "parent and sandbox"
+        iso["sealed"] = isinstance(model, str) and bool(iso["filesystem"])
+    out["isolation"] = iso
     info = None if isinstance(model, str) else getattr(model, "info", None)
     if info:
         out["model_info"] = dict(info)

@@ -23,7 +23,6 @@ Families: ``"synthetic"`` (the arena's design; options ``d``, ``graph_families``
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -288,7 +287,7 @@ def stream(
         raise StreamError(f"reject must be one of {list(LEVELS)}, got {reject!r}")
     if not isinstance(shards, int) or shards < 1:
         raise StreamError(f"shards must be a positive int, got {shards!r}")
-    if not isinstance(seed, int) or seed < 0:
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise StreamError(f"seed must be a non-negative int, got {seed!r}")
     _check_release_seeds()
     opts: dict[str, Any]
@@ -333,11 +332,17 @@ def stream(
 
 def stream_config(path: str | os.PathLike) -> dict[str, Any]:
     """Read a stream configuration file (JSON: ``{"family", "seed", ...stream options}``)."""
+    from causalarena import safejson
+
     p = Path(path)
     try:
-        cfg = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        cfg = safejson.loads(p.read_text())
+    except (OSError, ValueError) as exc:  # JSONDecodeError, JSONDepthError, UnicodeDecodeError
         raise StreamError(f"{p}: not a readable JSON stream configuration ({exc})") from None
     if not isinstance(cfg, dict) or "family" not in cfg:
         raise StreamError(f"{p}: a stream configuration needs a 'family' field")
+    for k in ("seed", "n", "shards"):
+        v = cfg.get(k)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise StreamError(f"{p}: field {k!r} = {v!r} must be a non-negative integer")
     return cfg

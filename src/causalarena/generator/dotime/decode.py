@@ -21,7 +21,6 @@ files): ``step`` (the row index), ``index/T`` (row / T), ``index/(T-1)`` (row / 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,10 +63,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     DoTimeFormatError
         Missing or unreadable manifest, unsupported ``schema_version``, or a missing field.
     """
+    from causalarena import safejson
+
     p = Path(folder) / "manifest.json"
     try:
-        m = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        m = safejson.loads(p.read_text())
+    except (OSError, ValueError) as exc:  # JSONDecodeError, JSONDepthError, UnicodeDecodeError
         raise DoTimeFormatError(f"{p}: not a readable DoTime manifest ({exc})") from None
     if not isinstance(m, dict):
         raise DoTimeFormatError(f"{p}: the manifest must be a JSON object")
@@ -80,11 +81,19 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     for k in ("name", "version", "shards"):
         if k not in m:
             raise DoTimeFormatError(f"{p}: missing field {k!r}")
+    n = m.get("n_episodes")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+        raise DoTimeFormatError(f"{p}: field 'n_episodes' = {n!r} must be a non-negative integer")
     if not isinstance(m["shards"], list) or not all(
         isinstance(s, dict) and isinstance(s.get("file"), str) for s in m["shards"]
     ):
         raise DoTimeFormatError(f"{p}: field 'shards' must be a list of {{'file', 'md5'}} objects")
     for s in m["shards"]:
+        k = s.get("n_episodes")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 0):
+            raise DoTimeFormatError(
+                f"{p}: shard {s['file']!r} field 'n_episodes' = {k!r} must be a non-negative integer"
+            )
         f = Path(s["file"])
         if f.is_absolute() or ".." in f.parts:
             raise DoTimeFormatError(f"{p}: shard file {s['file']!r} is outside the folder")

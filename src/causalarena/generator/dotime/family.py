@@ -93,6 +93,12 @@ def prepare(suite: str, scale: str, options: Mapping[str, Any]) -> dict[str, Any
             raise DoTimeFormatError(
                 f"{f}: md5 {md5(f)} differs from the DoTime manifest's {s['md5']}"
             )
+    rows = sum(pq.ParquetFile(folder / s["file"]).metadata.num_rows for s in m["shards"])
+    if m.get("n_episodes") is not None and m["n_episodes"] != rows:
+        raise DoTimeFormatError(
+            f"{folder / 'manifest.json'}: field 'n_episodes' = {m['n_episodes']} but the shards "
+            f"hold {rows} episodes"
+        )
     return {
         "source": {
             "format": "dotime",
@@ -131,6 +137,7 @@ def units(suite: str, scale: str, options: Mapping[str, Any]) -> list[Unit]:
                     "file": s["file"],
                     "md5": s.get("md5"),
                     "offset": offset,
+                    "n": s.get("n_episodes"),
                     "encoding": enc,
                     "name": str(m["name"]),
                     "version": str(m["version"]),
@@ -160,12 +167,44 @@ def _row(r: dict[str, Any], i: int, p: Mapping[str, Any], where: str) -> dict[st
         mask = ~np.asarray(mask, dtype=bool).reshape(T, N)
     elif not (np.isfinite(x_obs).all()):
         mask = ~np.isfinite(x_obs)
+    observed = np.ones((T, N), dtype=bool) if mask is None else ~mask
+    if not np.isfinite(x_obs[observed]).all():
+        raise DoTimeFormatError(
+            f"{where}: episode {i}: field 'x_obs' has a non-finite value in an observed cell"
+        )
+    if not np.isfinite(x_int).all():
+        raise DoTimeFormatError(f"{where}: episode {i}: field 'x_int' has a non-finite value")
+    y = np.asarray(r.get("y_true") or [], dtype=np.float64)
+    if not np.isfinite(y).all():
+        raise DoTimeFormatError(f"{where}: episode {i}: field 'y_true' has a non-finite value")
+    qt = [int(v) for v in r.get("query_target") or []]
+    bad = [v for v in qt if not 0 <= v < N]
+    if bad:
+        raise DoTimeFormatError(
+            f"{where}: episode {i}: field 'query_target' = {bad[0]} is outside 0..{N - 1}"
+        )
+    if len(qt) != len(r.get("query_time") or []) or len(y) != len(qt):
+        raise DoTimeFormatError(
+            f"{where}: episode {i}: query_target, query_time and y_true differ in length"
+        )
     try:
         rows = query_rows(r["query_time"], T, p["encoding"], times)
     except DoTimeFormatError as exc:
         raise DoTimeFormatError(f"{where}: episode {i}: field 'query_time': {exc}") from None
     iv = r.get("intervention_json") or "{}"
-    json.loads(iv)  # refuse a malformed spec here, with the file named below
+    try:
+        spec = json.loads(iv)
+    except ValueError:
+        raise DoTimeFormatError(
+            f"{where}: episode {i}: field 'intervention_json' is not valid JSON"
+        ) from None
+    tgt = spec.get("target", spec.get("targets")) if isinstance(spec, dict) else None
+    tgts = tgt if isinstance(tgt, list) else [tgt] if tgt is not None else []
+    for t in tgts:
+        if isinstance(t, int) and not isinstance(t, bool) and not 0 <= t < N:
+            raise DoTimeFormatError(
+                f"{where}: episode {i}: field 'intervention_json' target {t} is outside 0..{N - 1}"
+            )
     return {
         "episode_id": f"{p['name']}/{p['version']}/{i:07d}",
         "dotime_suite": p["name"],
@@ -214,6 +253,10 @@ def run_unit(unit: Unit) -> UnitResult:
     t = pq.read_table(f)
     cols = {c: t.column(c).to_pylist() for c in t.column_names}
     where = str(p["file"])
+    if p.get("n") is not None and int(p["n"]) != t.num_rows:
+        raise DoTimeFormatError(
+            f"{f}: the DoTime manifest says {p['n']} episodes, the shard holds {t.num_rows}"
+        )
     rows = [
         _row({c: cols[c][k] for c in cols}, int(p["offset"]) + k, p, where)
         for k in range(t.num_rows)
