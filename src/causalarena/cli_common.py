@@ -227,3 +227,28 @@ def setup_from_args(args: argparse.Namespace) -> None:
         )
     if getattr(args, "progress", False):
         os.environ[PROGRESS_ENV] = "1"
+
+
+def refuse_out_inside(out: str | None, releases: Iterable[str], option: str = "--out") -> None:
+    """Refuse an output path inside (or equal to) a release folder: a release is never written
+    to (it would no longer match its manifest).
+
+    Raises
+    ------
+    UsageError
+        Naming the option, the value and the release.
+    """
+    if not out:
+        return
+    from pathlib import Path
+
+    dst = Path(out).resolve()
+    for r in releases:
+        rel = Path(r).resolve()
+        if dst == rel or rel in dst.parents:
+            raise UsageError(
+                option,
+                out,
+                f"is inside the release folder {r}; a release is never written to -- choose a "
+                "folder outside it",
+            )

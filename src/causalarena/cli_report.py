@@ -125,7 +125,18 @@ def run_report(args: argparse.Namespace) -> int:
             "--release: give it with one predictions folder only (with several, each "
             "folder's run.json names its release)"
         )
+    seen: dict = {}
+    for d in dirs:  # the same predictions twice would count every instance twice
+        key = Path(d).resolve()
+        if key in seen:
+            raise ValueError(
+                f"predictions folder {d} is given twice (also as {seen[key]}); give each once"
+            )
+        seen[key] = d
     releases = [args.release or release_of(d) for d in dirs]
+    from causalarena.cli_common import refuse_out_inside
+
+    refuse_out_inside(args.out, releases)
     reps = getattr(args, "replicates", None)
     if reps is not None:
         try:

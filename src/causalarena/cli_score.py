@@ -58,6 +58,9 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    from causalarena.cli_common import refuse_out_inside
+
+    refuse_out_inside(args.out, [args.release])
     if args.config is not None:  # unknown config: the list and a did-you-mean
         from causalarena.cli_common import check_config
 

@@ -417,6 +417,12 @@ def build_reserved(
     key = read_key(key_file)
     outp = Path(out)
     refuse_key_inside(key_file, outp)
+    for parent in outp.resolve().parents:  # a private folder inside a release would ship with it
+        if (parent / "manifest.json").is_file():
+            raise ReleaseError(
+                f"{outp}: the reserved half would be written inside the release folder {parent}, "
+                "which is published; choose a private folder outside any release"
+            )
     mark = {"suite": suite, "version": info.version, "scale": scale, "key_id": key_id(key)}
     _check_reserved_folder(outp, mark)
     units = list(fam.reserved_units(suite, scale, {}))
