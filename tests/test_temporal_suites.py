@@ -656,3 +656,19 @@ def test_result_says_an_object_model_is_not_sealed(built, tmp_path):
     spec = evaluate(f"{f}:M", rows, isolation="process")["isolation"]
     assert spec["model_loaded_in"] == "sandbox"
     assert spec["sealed"] is (landlock_abi() > 0)
+
+
+class NaNModel:
+    def predict(self, view):
+        return np.full(len(view.query_times), np.nan)
+
+
+def test_non_finite_predictions_are_invalid_not_nan_scores(built):
+    """Breaker finding: an all-NaN model got rmse NaN and no error."""
+    from causalarena.eval.temporal import HarnessError
+
+    rows = load_rows(built, "dot-generic", limit=2)
+    with pytest.raises(HarnessError, match="non-finite"):
+        evaluate(NaNModel(), rows, isolation="process")
+    with pytest.raises(ValueError, match="non-finite"):
+        evaluate(NaNModel(), rows, isolation="none")

@@ -209,6 +209,8 @@ def _normalise(pred: Any, n: int) -> dict[str, np.ndarray | float]:
     out: dict[str, Any] = {"mean": np.asarray(pred["mean"], dtype=np.float64).reshape(-1)}
     if out["mean"].shape != (n,):
         raise ValueError(f"prediction has shape {out['mean'].shape}, expected ({n},)")
+    if not np.isfinite(out["mean"]).all():
+        raise ValueError("prediction has a non-finite value (NaN or inf): invalid, not scored")
     for k in ("lower", "upper", "effect"):
         if k in pred and pred[k] is not None:
             out[k] = np.asarray(pred[k], dtype=np.float64).reshape(n)
