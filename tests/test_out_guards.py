@@ -58,3 +58,24 @@ def test_reserved_build_inside_a_release_is_refused(mini_release, tmp_path):
             "arena-synthetic", key_file=key, out=mini_release / "private", quiet=True
         )
     assert not (mini_release / "private").exists()
+
+
+@pytest.mark.parametrize("edit", ["drop_join_key", "bogus"])
+def test_verify_checks_the_views_columns(mini_release, tmp_path, edit):
+    """Breaker finding: a view's card `columns:` could drop `instance_id` or name a column the
+    shards lack and `verify` still passed."""
+    import shutil
+
+    rel = tmp_path / "rel"
+    shutil.copytree(mini_release, rel)
+    card = rel / "README.md"
+    text = card.read_text()
+    head, sep, rest = text.partition("config_name: synthetic-obs-d010")
+    assert sep, "the mini card declares the d=10 view"
+    if edit == "drop_join_key":
+        rest = rest.replace("  - instance_id\n", "", 1)
+    else:
+        rest = rest.replace("  - adjacency\n", "  - adjacency\n  - bogus_col\n", 1)
+    card.write_text(head + sep + rest)
+    assert main(["verify", str(rel)]) == 1
+    assert main(["verify", str(mini_release)]) == 0

@@ -402,6 +402,7 @@ def check_card(
         mine = by_config.get(base, set())
         if view:  # a view serves the shards of its config that hold its d, and nothing else
             probs += _check_view(folder, name, view[1], sorted(served & mine))
+            probs += _check_view_columns(folder, name, sorted(served & mine))
             mine = served & mine
         unserved = sorted(mine - served)
         if unserved:
@@ -456,6 +457,51 @@ def view_base(name: str, configs: dict[str, Any]) -> tuple[str, int] | None:
     if m is None or m["config"] not in configs:
         return None
     return m["config"], int(m["d"])
+
+
+def _card_columns(folder: Path) -> dict[str, Any]:
+    """``{config: columns or None}`` from the card's YAML ``configs`` (the ``columns:`` key)."""
+    import yaml
+
+    text = (Path(folder) / "README.md").read_text(encoding="utf-8")
+    end = text.find("\n---", 4)
+    fm = yaml.safe_load(text[4:end]) if text.startswith("---\n") and end > 0 else {}
+    out: dict[str, Any] = {}
+    for c in (fm or {}).get("configs") or []:
+        if isinstance(c, dict) and isinstance(c.get("config_name"), str):
+            out[c["config_name"]] = c.get("columns")
+    return out
+
+
+def _check_view_columns(folder: Path, name: str, files: list[str]) -> list[Problem]:
+    """A view's card ``columns:`` are exactly :data:`causalarena.schema.VIEW_COLUMNS` (so the
+    join key is never dropped), and each is a column of its shards."""
+    import pyarrow.parquet as pq
+
+    from causalarena.schema import VIEW_COLUMNS
+
+    try:
+        cols = _card_columns(folder).get(name)
+    except Exception:  # unreadable card: reported by the card check itself
+        return []
+    if cols is None:
+        return []
+    probs = []
+    if not isinstance(cols, list) or cols != list(VIEW_COLUMNS):
+        probs.append(
+            _problem("README.md", "card", f"{name}: columns {list(VIEW_COLUMNS)}", f"{cols}")
+        )
+    for rel in files[:1]:
+        try:
+            names = set(pq.read_schema(folder / rel).names)
+        except Exception:  # missing or damaged: reported by check_files
+            continue
+        missing = [c for c in cols or [] if c not in names] if isinstance(cols, list) else []
+        if missing:
+            probs.append(
+                _problem("README.md", "card", f"{name}: columns of {rel}", f"missing {missing}")
+            )
+    return probs
 
 
 def _check_view(folder: Path, name: str, d: int, files: list[str]) -> list[Problem]:
