@@ -79,3 +79,21 @@ def test_verify_checks_the_views_columns(mini_release, tmp_path, edit):
     card.write_text(head + sep + rest)
     assert main(["verify", str(rel)]) == 1
     assert main(["verify", str(mini_release)]) == 0
+
+
+def test_evaluate_warns_when_every_run_failed(mini_release):
+    """Tester finding: a board of all-failed runs came back silently (F1 0, the fallback)."""
+    import causalarena
+
+    def broken(X, mask, seed):
+        raise RuntimeError("boom")
+
+    with pytest.warns(RuntimeWarning, match="every one of its .* runs ended .*boom"):
+        causalarena.evaluate(
+            broken,
+            release=mini_release,
+            config="synthetic-obs",
+            isolation="none",
+            max_d=10,
+            quiet=True,
+        )

@@ -324,6 +324,29 @@ def evaluate(
         replicates=None if replicates is None else list(replicates),
         configs=[config],
     ).reset_index(drop=True)
+    mine = scores[scores["method"] == label] if "method" in scores else scores
+    if len(mine) and "status" in mine and not (mine["status"] == "ok").any():
+        import warnings
+
+        errs = mine["error"].dropna().astype(str) if "error" in mine else []
+        first = next((e for e in errs if e), "no error recorded")
+        first = (
+            first.strip().splitlines()[-1] if first.strip() else first
+        )  # a traceback's last line
+        hint = (
+            ' (in a script, call evaluate() under `if __name__ == "__main__":` -- isolated '
+            "workers are spawned processes that re-import the script)"
+            if "bootstrapping" in first or "freeze_support" in first or "spawn" in first
+            else ""
+        )
+        warnings.warn(
+            f"{label}: every one of its {len(mine)} runs ended "
+            f"{'/'.join(sorted(set(mine['status'])))}; "
+            f"the board scores them with the empty-graph fallback. First error: {first[:300]}"
+            + hint,
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return Leaderboard(
         scores, {**prov, "release": str(release), "config": config}, predictions=folder
     )
