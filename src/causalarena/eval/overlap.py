@@ -95,29 +95,6 @@ def corpus_fingerprints(source: str | os.PathLike, *, n: int | None = None) -> d
     return {"kind": "corpus", "source": str(src), "items": items, "index": index}
 
 
-def _release_items(folder: Path) -> tuple[dict[str, Any], list[dict[str, str]], list[dict]]:
-    """(manifest, public fingerprints one per distinct spec, reserved fingerprints)."""
-    import pyarrow.parquet as pq
-
-    from causalarena.fingerprint import fingerprint
-    from causalarena.loaders.load import check_folder
-    from causalarena.release.manifest import read_manifest
-
-    manifest = read_manifest(folder)
-    seen: dict[str, dict[str, str]] = {}
-    for config in manifest["configs"]:
-        for shard in check_folder(folder, config):
-            names = pq.read_schema(shard).names
-            col = "spec" if "spec" in names else "scm" if "scm" in names else None
-            if col is None:
-                continue
-            for s in pq.read_table(shard, columns=[col]).column(col).to_pylist():
-                if s is not None and s not in seen:
-                    seen[s] = fingerprint(s)
-    rsv = ((manifest.get("freeze") or {}).get("reserved") or {}).get("fingerprints") or []
-    return manifest, list(seen.values()), [r for r in rsv if isinstance(r, dict)]
-
-
 def _count(fps: list[dict[str, str]], index: dict[str, set[str]]) -> dict[str, int]:
     out = {lv: 0 for lv in LEVELS}
     for fp in fps:
@@ -142,6 +119,7 @@ def overlap(
         that level.
     """
     from causalarena.fingerprint import SCHEME
+    from causalarena.loaders.stream import release_items
 
     corpus = corpus_fingerprints(source, n=n)
     out: dict[str, Any] = {
@@ -153,7 +131,7 @@ def overlap(
     }
     for r in releases:
         folder = Path(r)
-        manifest, pub, rsv = _release_items(folder)
+        manifest, pub, rsv = release_items(folder)
         out["releases"].append(
             {
                 "folder": folder.name,

@@ -41,17 +41,15 @@ class StreamError(CausalArenaError):
 
 
 # ------------------------------------------------------------------ exclusion index
-def release_fingerprints(folder: str | os.PathLike) -> dict[str, set[str]]:
-    """Fingerprints of every public instance and every published reserved fingerprint.
+def release_items(
+    folder: str | os.PathLike,
+) -> tuple[dict[str, Any], list[dict[str, str]], list[dict[str, Any]]]:
+    """A release's manifest, one fingerprint per distinct public spec, and the reserved
+    fingerprints its manifest publishes.
 
     Public instances come from the ``spec`` (static) or ``scm`` (temporal) column of every
     config's shards, checked against ``manifest.json`` first; reserved ones from the manifest's
     ``freeze.reserved.fingerprints`` (absent for an unfrozen release).
-
-    Returns
-    -------
-    dict
-        ``{"exact" | "mix" | "graph": set of digests}``.
 
     Raises
     ------
@@ -66,24 +64,33 @@ def release_fingerprints(folder: str | os.PathLike) -> dict[str, set[str]]:
 
     folder = Path(folder)
     manifest = read_manifest(folder)
-    out: dict[str, set[str]] = {lv: set() for lv in LEVELS}
-    seen: set[str] = set()
+    public: dict[str, dict[str, str]] = {}
     for config in manifest["configs"]:
         for shard in check_folder(folder, config):
-            schema = pq.read_schema(shard)
-            col = "spec" if "spec" in schema.names else "scm" if "scm" in schema.names else None
+            names = pq.read_schema(shard).names
+            col = "spec" if "spec" in names else "scm" if "scm" in names else None
             if col is None:
                 continue
             for s in pq.read_table(shard, columns=[col]).column(col).to_pylist():
-                if s is None or s in seen:
-                    continue
-                seen.add(s)
-                for lv, h in fingerprint(s).items():
-                    out[lv].add(h)
+                if s is not None and s not in public:
+                    public[s] = fingerprint(s)
     rsv = ((manifest.get("freeze") or {}).get("reserved") or {}).get("fingerprints") or []
-    for fp in rsv:
+    return manifest, list(public.values()), [r for r in rsv if isinstance(r, dict)]
+
+
+def release_fingerprints(folder: str | os.PathLike) -> dict[str, set[str]]:
+    """Every public and published reserved fingerprint of a release (:func:`release_items`).
+
+    Returns
+    -------
+    dict
+        ``{"exact" | "mix" | "graph": set of digests}``.
+    """
+    _, public, reserved = release_items(folder)
+    out: dict[str, set[str]] = {lv: set() for lv in LEVELS}
+    for fp in public + reserved:
         for lv in LEVELS:
-            if isinstance(fp, dict) and isinstance(fp.get(lv), str):
+            if isinstance(fp.get(lv), str):
                 out[lv].add(fp[lv])
     return out
 
