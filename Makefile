@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,baselines]"
+	$(BIN)/python -m pip install -q -e ".[all,test]"
 	@touch $(STAMP)
 
 demo: $(STAMP)
