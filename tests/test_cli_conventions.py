@@ -125,7 +125,28 @@ def test_suites_json(capsys):
     assert by["arena-synthetic"]["family"] == "synthetic"
     assert by["arena-real"]["scales"] == ["full"]
     assert {"dot-generic", "lab-main", "arena-formula"} <= set(by)
-    assert all(set(r) == {"suite", "family", "version", "scales", "configs", "doi"} for r in rows)
+    keys = {"suite", "family", "version", "scales", "configs", "instances", "aliases", "doi"}
+    assert all(set(r) == keys for r in rows)
+    # sizes from the design: 10 graph families x 5 d x 10 public SCMs x 5 replicates at full
+    assert by["arena-synthetic"]["instances"]["full"] == {
+        "synthetic-obs": 2500,
+        "synthetic-obsint": 2500,
+    }
+    assert by["dot-generic"]["instances"]["full"] == {"dot-generic": 100_000}
+    assert by["dot-identifiability"]["instances"]["full"] == {"dot-identifiability": 12_150}
+    assert by["arena-real"]["instances"] is None  # depends on the tables on disk
+    assert by["dot-all"]["aliases"] == ["dot"]
+    assert "dot-Generic-100k" in by["dot-generic"]["aliases"]
+
+
+def test_suites_sizes_match_a_built_release(mini_release):
+    """The declared mini sizes equal the rows the engine wrote, per config."""
+    from causalarena.cli_suites import suite_table
+    from causalarena.release.manifest import read_manifest
+
+    declared = {r["suite"]: r for r in suite_table()}["arena-synthetic"]["instances"]["mini"]
+    written = {c: v["rows"] for c, v in read_manifest(mini_release)["configs"].items()}
+    assert declared == {c: written[c] for c in declared}
 
 
 def test_run_release_positional_or_alias(mini_release, tmp_path, capsys):

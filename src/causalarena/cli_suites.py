@@ -1,8 +1,10 @@
 """``causalarena suites [--json]``: every suite the package builds.
 
-One row per suite: its family, version, scales, configs and the DOI when one is recorded
-(a DOI is recorded in a published release's ``manifest.json``; pass such folders with
-``--release`` to show theirs).
+One row per suite: its family, version, scales, configs, public instances per config at each
+scale (from the design: :attr:`causalarena.family.Family.sizes`; ``None`` where the size
+depends on data on disk), the names it also answers to (``dot`` for ``dot-all``, DoTime's
+suite names) and the DOI when one is recorded (a DOI is recorded in a published release's
+``manifest.json``; pass such folders with ``--release`` to show theirs).
 """
 
 from __future__ import annotations
@@ -28,14 +30,29 @@ def add_commands(subparsers: Any) -> None:
     )
 
 
-def suite_table(releases: list[str] = ()) -> list[dict[str, Any]]:
-    """Every registered suite as ``{suite, family, version, scales, configs, doi}``, by name.
+def _aliases() -> dict[str, list[str]]:
+    from causalarena.generator.temporal.family import ALL
+    from causalarena.generator.temporal.suites import DOTIME_ALIASES
 
-    ``doi`` comes from the ``publication`` record of the manifests of ``releases`` (folders)
-    whose suite it is, else ``None``.
+    out: dict[str, list[str]] = {ALL: ["dot"]}
+    for alias, name in sorted(DOTIME_ALIASES.items()):
+        out.setdefault(name, []).append(alias)
+    return out
+
+
+def suite_table(releases: list[str] = ()) -> list[dict[str, Any]]:
+    """Every registered suite as a dict, sorted by name.
+
+    Keys: ``suite``, ``family``, ``version``, ``scales`` (list), ``configs`` (list),
+    ``instances`` (``{scale: {config: public instances}}``, or ``None`` when the family's size
+    depends on data on disk), ``aliases`` (other names ``build``/``load`` accept) and ``doi``
+    (from the ``publication`` record of the manifests of ``releases`` whose suite it is, else
+    ``None``).
     """
     from causalarena.family import families
     from causalarena.release.manifest import read_manifest
+
+    aliases = _aliases()
 
     dois: dict[str, str] = {}
     for folder in releases:
@@ -53,10 +70,30 @@ def suite_table(releases: list[str] = ()) -> list[dict[str, Any]]:
                     "version": info.version,
                     "scales": list(info.scales),
                     "configs": [c.name for c in fam.configs(name)],
+                    "instances": _sizes(fam, name, info.scales),
+                    "aliases": aliases.get(name, []),
                     "doi": dois.get(name),
                 }
             )
     return sorted(rows, key=lambda r: r["suite"])
+
+
+def _sizes(fam: Any, suite: str, scales: Any) -> dict[str, dict[str, int]] | None:
+    if fam.sizes is None:
+        return None
+    out = {}
+    for scale in scales:
+        got = fam.sizes(suite, scale)
+        if got is None:
+            return None
+        out[scale] = dict(got)
+    return out
+
+
+def _total(row: dict[str, Any]) -> str:
+    if row["instances"] is None:
+        return "from data"
+    return "/".join(f"{sum(row['instances'][s].values()):,}" for s in row["scales"])
 
 
 def all_suites() -> list[str]:
@@ -82,12 +119,22 @@ def dispatch(args: argparse.Namespace) -> int | None:
         print(json.dumps(rows, indent=2))
         return 0
     w = max(len(r["suite"]) for r in rows)
-    print(f"{'suite':<{w}}  {'family':<10} {'version':<8} {'scales':<10} configs")
+    sizes = {r["suite"]: _total(r) for r in rows}
+    v = max(len(x) for x in sizes.values())
+    print(
+        f"{'suite':<{w}}  {'family':<10} {'version':<8} {'scales':<10} {'instances':>{v}}  configs"
+    )
     for r in rows:
         configs = ", ".join(r["configs"])
+        extra = f"  (also: {', '.join(r['aliases'])})" if r["aliases"] else ""
         doi = f"  doi:{r['doi']}" if r["doi"] else ""
         print(
             f"{r['suite']:<{w}}  {r['family']:<10} {r['version']:<8} "
-            f"{','.join(r['scales']):<10} {configs}{doi}"
+            f"{','.join(r['scales']):<10} {sizes[r['suite']]:>{v}}  {configs}{extra}{doi}"
         )
+    print(
+        "instances: public instances summed over configs, per scale (mini/full); "
+        "`--json` gives them per config",
+        file=sys.stderr,
+    )
     return 0

@@ -50,6 +50,10 @@ What a family declares, in one :class:`Family` value:
   Unit parameters whose name starts with ``_`` stay private: they are part of the reserved
   build's resume key but are not copied into the public commitments (``entropy_name`` is
   never copied either);
+- optionally ``sizes(suite, scale)``: the number of public instances each config of the
+  suite holds at ``scale`` (``{config: rows}``), from the design alone (nothing is
+  generated); ``causalarena suites`` shows it.  Families whose size depends on data on disk
+  (real tables, imported DoTime folders) leave it ``None``;
 - ``code``: package-relative paths (files or folders) whose bytes determine the output; a
   unit finished by other code is rebuilt on resume.
 
@@ -213,6 +217,7 @@ class Family:
     run_reserved: Callable[[Unit, Any], UnitResult] | None = None
     reserved_instances: Callable[[str, Any], Any] | None = None
     reserved_suites: frozenset[str] | None = None
+    sizes: Callable[[str, str], Mapping[str, int]] | None = None
     code: tuple[str, ...] = ()
     parquet_options: Mapping[str, Any] = field(
         default_factory=lambda: {"compression": "zstd", "compression_level": 3}

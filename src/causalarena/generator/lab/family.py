@@ -45,6 +45,16 @@ def _configs(suite: str) -> list[str]:
     return [c.name for c in LAB_SUITES[suite].configs]
 
 
+def sizes(suite: str, scale: str) -> dict[str, int] | None:
+    """Public episodes per config at ``scale``; None for the converted CausaLab suite (its
+    counts come from the files on disk)."""
+    if suite == PUBLIC_SUITE:
+        return None
+    from causalarena.generator.lab.suites import _count
+
+    return {config_name(c.name): _count(c.n_episodes, scale) for c in LAB_SUITES[suite].configs}
+
+
 def config_name(config: str) -> str:
     """Release config name of a lab config (``[a-z0-9-]+``)."""
     return config.replace("_", "-").lower()
@@ -229,5 +239,6 @@ FAMILY = Family(
     run_reserved=run_reserved,
     reserved_instances=reserved_instances,
     reserved_suites=frozenset(LAB_SUITES),
+    sizes=sizes,
     code=("generator/lab",),
 )

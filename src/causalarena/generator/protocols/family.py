@@ -78,6 +78,12 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     ]
 
 
+def sizes(suite: str, scale: str) -> dict[str, int]:
+    """Public instances per config at ``scale``: one row per SCM in every config."""
+    n = len(get_suite(suite).pool(scale))
+    return {c.name: n for c in configs(suite)}
+
+
 def data_seed(suite: str, index: int, attempt: int) -> np.random.SeedSequence:
     """Seed of an SCM's data in a suite, keyed by suite, revision, pool index, attempt."""
     s = get_suite(suite)
@@ -350,6 +356,7 @@ FAMILY = Family(
     units=units,
     run_unit=run_unit,
     header=header,
+    sizes=sizes,
     text=text,  # no shard_d: every row has d = 30, fixed-d views would repeat the configs
     code=("generator/protocols", "generator/synthetic", "generator/sample.py", "spec.py"),
 )

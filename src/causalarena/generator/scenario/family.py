@@ -469,6 +469,12 @@ def reserved_instances(config: str, table: Any):
         )
 
 
+def sizes(suite: str, scale: str) -> dict[str, int]:
+    """Public instances per config at ``scale``: scenarios x replicates."""
+    n = len(selected_names(suite)) * REPLICATES[scale]
+    return {c.name: n for c in configs(suite)}
+
+
 def make_family(kind: str) -> Family:
     """The :class:`~causalarena.family.Family` of ``semantic`` or ``formula`` scenarios."""
     suite = f"arena-{kind}"
@@ -481,6 +487,7 @@ def make_family(kind: str) -> Family:
         header=header,
         text=text,
         prepare=prepare,
+        sizes=sizes,
         reserved_units=reserved_units,
         run_reserved=run_reserved,
         reserved_instances=reserved_instances,

@@ -184,6 +184,14 @@ def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     ]
 
 
+def sizes(suite: str, scale: str) -> dict[str, int]:
+    """Public instances per config at ``scale``: blocks x public SCMs per block x replicates."""
+    sdef = get_suite(suite)
+    sc = sdef.get_scale(scale)
+    n = len(sdef.blocks()) * sc.public_per_block * sc.replicates
+    return {c.name: n for c in configs(suite)}
+
+
 def shard_d(unit: Unit) -> int:
     """``d`` of the unit's block: shards hold one ``d`` each (the card's fixed-d views)."""
     return int(get_suite(unit.suite).blocks()[int(unit.params["block"])][1])
@@ -252,6 +260,7 @@ FAMILY = Family(
     header=header,
     text=text,
     shard_d=shard_d,
+    sizes=sizes,
     parquet_options={"compression": "zstd", "compression_level": 3, "row_group_size": 64},
 )
 

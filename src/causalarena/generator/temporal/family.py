@@ -39,6 +39,11 @@ def configs(suite: str) -> list[Config]:
     return [Config(s.config, EPISODE_SCHEMA, s.description) for s in members(suite)]
 
 
+def sizes(suite: str, scale: str) -> dict[str, int]:
+    """Public episodes per config at ``scale`` (each member suite's declared count)."""
+    return {s.config: s.get_scale(scale) for s in members(suite)}
+
+
 def units(suite: str, scale: str, options: Any = None) -> list[Unit]:
     """One unit per block of ``shard_size`` public indices of each member suite."""
     seed = None if suite == ALL else S.get_temporal_suite(suite).seed
@@ -299,6 +304,7 @@ FAMILY = Family(
     header=header,
     text=text,
     arrays=arrays,
+    sizes=sizes,
     reserved_units=reserved_units,
     run_reserved=run_reserved,
     reserved_instances=reserved_instances,
