@@ -21,7 +21,7 @@ from causalarena.generator.real import (
     SourceChecksumError,
     SourceFile,
     chamber_graph,
-    download,
+    fetch,
     drop_constant_columns,
     expand_adjacency,
     fit_without_constant_columns,
@@ -30,9 +30,11 @@ from causalarena.generator.real import (
     load_real,
     lt_experiment_target,
     resolve,
+    source_file,
     subsample,
 )
 from causalarena.generator.real.registry import LT_EXPERIMENTS, WT_REGIME_TARGETS
+from causalarena.generator.real.sources import registry
 
 
 def _real_dir() -> Path:
@@ -318,27 +320,92 @@ def http_dir(tmp_path):
 
 
 def test_download_verifies_sha256(http_dir, tmp_path):
+    """pooch path: a good file is stored, a tampered one is refused and never reaches the cache."""
     root, base = http_dir
     payload = b"0 1\n0 0\n"
     (root / "g.txt").write_bytes(payload)
     sha = hashlib.sha256(payload).hexdigest()
-    dest = download(f"{base}/g.txt", tmp_path / "cache/g.txt", sha256=sha)
-    assert dest.read_bytes() == payload
-    bad = tmp_path / "cache/bad.txt"
-    with pytest.raises(SourceChecksumError, match="0" * 64):
-        download(f"{base}/g.txt", bad, sha256="0" * 64)
-    assert not bad.exists() and not list(bad.parent.glob(".*.tmp"))
-    with pytest.raises(MissingSourceError, match="404|Not Found"):
-        download(f"{base}/absent.txt", tmp_path / "cache/absent.txt", sha256=sha)
-    # resolve(): cache miss -> download; second call served from the verified cache
     sf = SourceFile(path="x/g.txt", url=f"{base}/g.txt", sha256=sha, bytes=len(payload))
-    p = resolve(sf, cache_dir=tmp_path / "c2")
-    assert p == tmp_path / "c2/x/g.txt" and p.read_bytes() == payload
+    dest = fetch(sf, tmp_path / "cache", retries=0)
+    assert dest == tmp_path / "cache/x/g.txt" and dest.read_bytes() == payload
+    # the server now serves tampered bytes: refused, the destination is not created
+    (root / "g.txt").write_bytes(b"0 1\n1 0\n")
+    with pytest.raises(SourceChecksumError, match=sha):
+        fetch(sf, tmp_path / "fresh", retries=0)
+    assert not (tmp_path / "fresh/x/g.txt").exists()
+    assert not [p for p in (tmp_path / "fresh").rglob("*") if p.is_file()]
+    # a damaged cached copy is downloaded again -- and refused again while the server is bad
+    dest.write_bytes(b"garbage")
+    with pytest.raises(SourceChecksumError):
+        resolve(sf, cache_dir=tmp_path / "cache", retries=0)
+    (root / "g.txt").write_bytes(payload)
+    assert resolve(sf, cache_dir=tmp_path / "cache", retries=0).read_bytes() == payload
+    absent = SourceFile(path="x/absent.txt", url=f"{base}/absent.txt", sha256=sha)
+    with pytest.raises(MissingSourceError, match="404|Not Found"):
+        resolve(absent, cache_dir=tmp_path / "cache", retries=0)
+    # resolve(): second call served from the verified cache, server not needed
     (root / "g.txt").unlink()
-    assert resolve(sf, cache_dir=tmp_path / "c2") == p
+    assert resolve(sf, cache_dir=tmp_path / "cache") == dest
     wrong = SourceFile(path="x/h.txt", url=f"{base}/g.txt", sha256="1" * 64)
     with pytest.raises(MissingSourceError):
-        resolve(wrong, cache_dir=tmp_path / "c2", download_missing=False)
+        resolve(wrong, cache_dir=tmp_path / "cache", download_missing=False)
+    # offline mode checks a cached copy too
+    with pytest.raises(SourceChecksumError, match="1" * 64):
+        resolve(SourceFile("x/g.txt", sf.url, "1" * 64), cache_dir=tmp_path / "cache",
+                download_missing=False)  # fmt: skip
+
+
+def test_md5_zip_is_unzipped_by_pooch(http_dir, tmp_path):
+    import zipfile
+
+    import pooch
+
+    root, base = http_dir
+    with zipfile.ZipFile(root / "d.zip", "w") as z:
+        z.writestr("d/a.csv", "x,y\n1,2\n")
+        z.writestr("d/b.csv", "x,y\n3,4\n")
+    md5 = hashlib.md5((root / "d.zip").read_bytes(), usedforsecurity=False).hexdigest()
+    sf = SourceFile(path="chambers/d.zip", url=f"{base}/d.zip", sha256=None, md5=md5)
+    names = fetch(sf, tmp_path / "c", processor=pooch.Unzip(), retries=0)
+    got = {Path(n).name: Path(n).read_text() for n in names}
+    assert got == {"a.csv": "x,y\n1,2\n", "b.csv": "x,y\n3,4\n"}
+    bad = SourceFile(path="chambers/e.zip", url=f"{base}/d.zip", sha256=None, md5="0" * 32)
+    with pytest.raises(SourceChecksumError, match="md5 " + "0" * 32):
+        fetch(bad, tmp_path / "c", processor=pooch.Unzip(), retries=0)
+    assert not (tmp_path / "c/chambers/e.zip").exists()
+    assert not (tmp_path / "c/chambers/e.zip.unzip").exists()
+
+
+def test_registry_file_is_pooch_format_and_complete():
+    reg = registry()
+    assert len(reg) == 178  # 176 files copied from git repositories + 2 Causal Chambers zips
+    unpinned = sorted(p for p, (h, _) in reg.items() if h is None)
+    assert unpinned == [
+        "petshop/temporal_traffic1/noissue/metrics.csv",
+        "petshop/temporal_traffic2/noissue/metrics.csv",
+    ]
+    sf = source_file("cdcsg/abalone.txt")
+    assert sf.origin == (
+        "LawrenceZhao9676/CD-CSG@22e944d345b1610b0fdeff26a09246cf5b5c1227:"
+        "real-world data/abalone.txt"
+    )
+    assert sf.url.endswith("/real-world%20data/abalone.txt") and sf.verification == "sha256"
+    z = REGISTRY["chambers-light-tunnel"].file("chambers/lt_interventions_standard_v1.zip")
+    assert z.verification == "md5" and z.md5 == "476664d024f88e8b7640998bb5e9ee33"
+    with pytest.raises(KeyError):
+        source_file("cdcsg/nosuch.txt")
+
+
+@needs_data
+def test_every_local_copy_matches_the_registry():
+    """The offline folder verifies file by file against the pooch registry (no network)."""
+    from causalarena.generator.real.sources import check_file
+
+    present = [p for p in registry() if (REAL / p).is_file()]
+    assert len(present) >= 170
+    for p in present:
+        sf = source_file(p)
+        check_file(REAL / p, sf, allow_unpinned=True)
 
 
 # ------------------------------------------------------------------------------- chambers

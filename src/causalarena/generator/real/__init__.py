@@ -9,7 +9,7 @@ Public API
 :data:`REGISTRY`, :func:`get_dataset`, :class:`RealDataset`, :class:`ReferenceGraph` --
     one frozen entry per dataset (sources, checksums, licence, citation, graphs, encodings).
 :func:`load_real` -> :class:`RealTable` -- verified loading from a folder, cache or download.
-:func:`download`, :func:`resolve`, :class:`SourceFile` -- source handling.
+:func:`fetch` (pooch), :func:`resolve`, :class:`SourceFile` -- source handling.
 :func:`subsample`, :func:`drop_constant_columns`, :func:`expand_adjacency`,
 :func:`fit_without_constant_columns`, :func:`constant_columns` -- the documented repairs.
 :func:`chamber_graph`, :func:`lt_experiment_target` -- Causal Chambers graph/target handling.
@@ -48,8 +48,9 @@ from causalarena.generator.real.sources import (
     SourceChecksumError,
     SourceFile,
     default_cache_dir,
-    download,
+    fetch,
     resolve,
+    source_file,
 )
 
 __all__ = [
@@ -66,10 +67,10 @@ __all__ = [
     "chamber_graph",
     "constant_columns",
     "default_cache_dir",
-    "download",
     "drop_constant_columns",
     "edges_to_adjacency",
     "expand_adjacency",
+    "fetch",
     "fit_without_constant_columns",
     "get_dataset",
     "induced_subgraph",
@@ -78,5 +79,6 @@ __all__ = [
     "lt_experiment_target",
     "read_petshop_metrics",
     "resolve",
+    "source_file",
     "subsample",
 ]

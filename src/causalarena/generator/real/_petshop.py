@@ -1,5 +1,5 @@
 """Node lists of the four PetShop call graphs (row order of each ``graph.csv``), generated from the
-files listed in ``_checksums.py``; the reader checks the file against them."""
+files listed in ``sources.txt``; the reader checks the file against them."""
 
 from __future__ import annotations
 

@@ -21,7 +21,14 @@ from causalarena.generator.real.registry import (
     petshop_issue_paths,
 )
 from causalarena.generator.real.repairs import constant_columns
-from causalarena.generator.real.sources import RealDataError, SourceFile, resolve
+from causalarena.generator.real.sources import (
+    MissingSourceError,
+    RealDataError,
+    SourceFile,
+    default_cache_dir,
+    fetch,
+    resolve,
+)
 
 
 @dataclass
@@ -118,6 +125,26 @@ class _Files:
             download_missing=self.download,
             allow_unpinned=self.allow_unpinned,
         )
+        self._record(sf)
+        return p
+
+    def unzipped(self, path: str) -> dict[str, Path]:
+        """Basename -> path of the CSVs of a zip fetched into the cache (pooch ``Unzip``)."""
+        import pooch
+
+        sf: SourceFile = self.ds.file(path)
+        cache = self.cache if self.cache is not None else default_cache_dir()
+        try:
+            names = fetch(sf, cache, processor=pooch.Unzip())
+        except MissingSourceError as exc:
+            raise MissingSourceError(
+                f"{sf.path}: not in {cache} and the download failed ({exc}); expected "
+                f"{sf.expected()}; get it from {sf.url} or pass real_data_dir"
+            ) from None
+        self._record(sf)
+        return {Path(n).name: Path(n) for n in sorted(names) if n.endswith(".csv")}
+
+    def _record(self, sf: SourceFile) -> None:
         self.used.append(
             {
                 "path": sf.path,
@@ -128,7 +155,6 @@ class _Files:
                 "url": sf.url,
             }
         )
-        return p
 
 
 def _table(
@@ -401,7 +427,13 @@ def _chamber_csvs(ds: RealDataset, f: _Files, experiments: list[str]) -> dict[st
             out[e] = p.read_bytes()
         f.used.append({"path": f"chambers/{name}/", "verification": "unpinned", "url": zsf.url})
         return out
-    zp = f(zsf.path)
+    if f.dir is None and f.download:
+        extracted = f.unzipped(zsf.path)  # pooch.Unzip: extracted once into the cache
+        for e in experiments:
+            if f"{e}.csv" not in extracted:
+                raise RealDataError(f"{zsf.path}: no {e}.csv in the archive")
+        return {e: extracted[f"{e}.csv"].read_bytes() for e in experiments}
+    zp = f(zsf.path)  # verified zip in the offline folder (read in place, nothing written)
     out = {}
     with zipfile.ZipFile(zp) as z:
         members = {Path(m).name: m for m in z.namelist() if m.endswith(".csv")}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from causalarena.generator.real._petshop import PETSHOP_NODES
-from causalarena.generator.real.sources import SourceFile, github_file
+from causalarena.generator.real.sources import SourceFile, source_file
 
 #: Stated on every real row, in the manifest and in the spec JSON.
 REFERENCE_CAVEAT = (
@@ -165,7 +165,7 @@ SACHS = RealDataset(
     group="sachs",
     settings=("obs", "obsint"),
     files=tuple(
-        github_file(p)
+        source_file(p)
         for p in (
             "sachs/aci_sachs_14conditions.tsv",
             "sachs/bnlearn_sachs.bif",
@@ -293,7 +293,7 @@ def _cdcsg(name: str) -> RealDataset:
         title=f"{title}, CD-CSG real-world table",
         group="cdcsg",
         settings=("obs",),
-        files=(github_file(f"cdcsg/{stem}.txt"), github_file(f"cdcsg/{stem}_gt.txt")),
+        files=(source_file(f"cdcsg/{stem}.txt"), source_file(f"cdcsg/{stem}_gt.txt")),
         licence="MIT",
         licence_note=(
             "Files of LawrenceZhao9676/CD-CSG (MIT); the values originate from UCI / the "
@@ -361,7 +361,7 @@ def _petshop(scenario: str) -> RealDataset:
         title=f"PetShop microservices, {_PETSHOP_TITLES[scenario]}",
         group="petshop",
         settings=("obs", "obsint"),
-        files=tuple(github_file(p) for p in paths),
+        files=tuple(source_file(p) for p in paths),
         licence="CC-BY-4.0",
         licence_note="dataset CC-BY-4.0 (LICENSE_DATASET), code Apache-2.0; (c) Amazon.com",
         redistributable=True,
@@ -402,11 +402,6 @@ def _petshop(scenario: str) -> RealDataset:
 
 
 # ----------------------------------------------------------------------------------- Chambers
-#: md5 of the dataset zips, from causal-chamber ``datasets/directory.yaml`` (2025-02-25).
-CHAMBER_ZIPS = {
-    "lt_interventions_standard_v1": "476664d024f88e8b7640998bb5e9ee33",
-    "wt_walks_v1": "19bb4e92cbe0b8dff49299b9b509ac36",
-}
 #: Light-tunnel experiments used: the reference plus the 20 single-target experiments of the
 #: Causal Chambers case study (experiment name encodes the target).
 LT_EXPERIMENTS = (
@@ -459,12 +454,13 @@ _WT_VARS = (
 
 
 def chamber_zip(dataset: str) -> SourceFile:
-    """:class:`SourceFile` of a Causal Chambers dataset zip (md5-verified; no sha256 published)."""
-    return SourceFile(
-        path=f"chambers/{dataset}.zip",
-        url=f"https://causalchamber.s3.eu-central-1.amazonaws.com/downloadables/{dataset}.zip",
-        sha256=None,
-        md5=CHAMBER_ZIPS[dataset],
+    """:class:`SourceFile` of a Causal Chambers dataset zip (md5-verified; no sha256 published).
+
+    The md5 is the one published in causal-chamber ``datasets/directory.yaml`` (2025-02-25),
+    recorded in ``sources.txt``.
+    """
+    return source_file(
+        f"chambers/{dataset}.zip",
         origin="causalchamber.org (juangamella/causal-chamber datasets/directory.yaml)",
     )
 
@@ -478,7 +474,7 @@ LIGHT_TUNNEL = RealDataset(
     settings=("obs", "obsint"),
     files=(
         chamber_zip("lt_interventions_standard_v1"),
-        github_file("chambers/adjacency_lt_standard.csv"),
+        source_file("chambers/adjacency_lt_standard.csv"),
     ),
     licence="CC-BY-4.0",
     licence_note=_CHAMBER_LICENCE,
@@ -512,8 +508,8 @@ WIND_TUNNEL = RealDataset(
     settings=("obs", "obsint"),
     files=(
         chamber_zip("wt_walks_v1"),
-        github_file("chambers/adjacency_wt_standard.csv"),
-        github_file("chambers/adjacency_wt_pressure-control.csv"),
+        source_file("chambers/adjacency_wt_standard.csv"),
+        source_file("chambers/adjacency_wt_pressure-control.csv"),
     ),
     licence="CC-BY-4.0",
     licence_note=_CHAMBER_LICENCE,

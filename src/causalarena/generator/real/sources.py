@@ -6,30 +6,40 @@ URL (a commit-pinned ``raw.githubusercontent.com`` address, or the dataset's own
 address) and, where published, an expected sha256 (or, for the Causal Chambers zips, only the
 md5 their authors publish).  A file is used only after its bytes match that checksum.
 
+The table of files is a `pooch <https://www.fatiando.org/pooch>`_ registry file,
+``sources.txt`` beside this module (one ``<path> <alg>:<hex> <url>`` line per file), and
+downloads go through :mod:`pooch` (streamed into a temporary file, checksum-verified before the
+rename, retried on network errors).
+
 Two ways to supply the files:
 
-* ``real_data_dir`` -- an offline folder with that layout; nothing is downloaded.
+* ``real_data_dir`` -- an offline folder with that layout; nothing is downloaded, every file is
+  verified against the registry before it is read.
 * a cache folder (default ``$CAUSALARENA_REAL_CACHE`` or ``~/.cache/causalarena/real``): files
-  found there are re-verified; missing ones are downloaded from their canonical URL with
-  :mod:`urllib` when ``download=True`` and the network allows.
+  found there are re-verified; missing or damaged ones are downloaded from their canonical URL
+  when ``download=True`` and the network allows.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import os
-import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from causalarena.errors import CausalArenaError, ChecksumError
-from causalarena.generator.real._checksums import SOURCE_FILES
 
 #: Environment variable naming the download cache of real-data source files.
 CACHE_ENV = "CAUSALARENA_REAL_CACHE"
+#: Registry file (pooch format) beside this module.
+REGISTRY_FILE = "sources.txt"
+#: Download attempts after the first one fails (network error or checksum mismatch).
+RETRIES = 2
+#: Checksum column of files for which no checksum was available.
+UNPINNED = "unpinned"
 
 
 class RealDataError(CausalArenaError):
@@ -75,7 +85,14 @@ class SourceFile:
     @property
     def verification(self) -> str:
         """``"sha256"``, ``"md5"`` or ``"unpinned"`` (no published checksum)."""
-        return "sha256" if self.sha256 else ("md5" if self.md5 else "unpinned")
+        return "sha256" if self.sha256 else ("md5" if self.md5 else UNPINNED)
+
+    @property
+    def known_hash(self) -> str | None:
+        """The checksum in pooch's ``alg:hex`` form, ``None`` when unpinned."""
+        if self.sha256:
+            return f"sha256:{self.sha256}"
+        return f"md5:{self.md5}" if self.md5 else None
 
     def expected(self) -> str:
         """Human-readable expected checksum, for error messages."""
@@ -87,26 +104,57 @@ class SourceFile:
         return "no published checksum"
 
 
-def github_file(path: str) -> SourceFile:
-    """The :class:`SourceFile` of a file copied from a git repository (see ``_checksums.py``).
+@functools.cache
+def registry() -> dict[str, tuple[str | None, str]]:
+    """``{path: (known_hash or None, url)}`` read from ``sources.txt`` by pooch's own parser.
+
+    Raises
+    ------
+    OSError
+        If a registry line does not have 3 fields (pooch's message names the line).
+    """
+    import pooch
+
+    pup = pooch.create(path=default_cache_dir(), base_url="")
+    with files("causalarena.generator.real").joinpath(REGISTRY_FILE).open(encoding="utf-8") as fh:
+        pup.load_registry(fh)
+    return {
+        p: (None if h == UNPINNED else h, pup.urls[p]) for p, h in sorted(pup.registry.items())
+    }
+
+
+def _github_origin(url: str) -> str:
+    """``owner/repo@commit:path`` of a ``raw.githubusercontent.com`` URL (else the URL)."""
+    parts = urlsplit(url)
+    if parts.netloc != "raw.githubusercontent.com":
+        return url
+    owner, repo, commit, path = parts.path.lstrip("/").split("/", 3)
+    return f"{owner}/{repo}@{commit}:{unquote(path)}"
+
+
+def source_file(path: str, *, origin: str | None = None) -> SourceFile:
+    """The :class:`SourceFile` of a path listed in ``sources.txt``.
 
     Parameters
     ----------
     path : str
         Path under the real-data folder, e.g. ``"sachs/bnlearn_sachs.bif"``.
+    origin : str, optional
+        Publisher description; default: ``owner/repo@commit:path`` from a GitHub URL.
 
     Raises
     ------
     KeyError
-        If the path is not a recorded source file.
+        If the path is not in the registry.
     """
-    repo, commit, src, size, sha = SOURCE_FILES[path]
+    known, url = registry()[path]
+    alg, _, hexdigest = (known or "").partition(":")
     return SourceFile(
         path=path,
-        url=f"https://raw.githubusercontent.com/{repo}/{commit}/{quote(src)}",
-        sha256=sha,
-        bytes=size,
-        origin=f"{repo}@{commit}:{src}",
+        url=url,
+        sha256=hexdigest if alg == "sha256" else None,
+        md5=hexdigest if alg == "md5" else None,
+        origin=origin if origin is not None else _github_origin(url),
     )
 
 
@@ -116,19 +164,8 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "causalarena" / "real"
 
 
-def file_digests(path: str | os.PathLike, chunk: int = 1 << 20) -> tuple[str, str, int]:
-    """``(sha256, md5, size)`` of a file, read in 1 MiB chunks."""
-    h, m, n = hashlib.sha256(), hashlib.md5(usedforsecurity=False), 0
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-            m.update(block)
-            n += len(block)
-    return h.hexdigest(), m.hexdigest(), n
-
-
 def check_file(path: Path, sf: SourceFile, *, allow_unpinned: bool = False) -> None:
-    """Verify a local file against ``sf``.
+    """Verify a local file against ``sf`` (digest by :func:`pooch.file_hash`).
 
     Raises
     ------
@@ -138,91 +175,95 @@ def check_file(path: Path, sf: SourceFile, *, allow_unpinned: bool = False) -> N
     RealDataError
         If ``sf`` has no checksum at all and ``allow_unpinned`` is false.
     """
-    sha, md5, size = file_digests(path)
-    if sf.sha256:
-        if sha != sf.sha256:
-            raise SourceChecksumError(
-                f"{path}: sha256 {sha} ({size} bytes) does not match the expected "
-                f"{sf.expected()} for {sf.path} (source {sf.origin}); the file is damaged or a "
-                f"different version -- replace it with a copy from {sf.url}"
+    import pooch
+
+    if sf.known_hash is None:
+        if not allow_unpinned:
+            raise RealDataError(
+                f"{path}: {sf.path} has no published checksum, so it cannot be verified; pass "
+                "allow_unpinned=True to use it anyway (recorded as 'unpinned' in the metadata)"
             )
-    elif sf.md5:
-        if md5 != sf.md5:
-            raise SourceChecksumError(
-                f"{path}: md5 {md5} does not match the expected {sf.expected()} for {sf.path} "
-                f"(source {sf.origin}); replace it with a copy from {sf.url}"
-            )
-    elif not allow_unpinned:
-        raise RealDataError(
-            f"{path}: {sf.path} has no published checksum, so it cannot be verified; pass "
-            "allow_unpinned=True to use it anyway (recorded as 'unpinned' in the metadata)"
+        return
+    alg = sf.verification
+    found = pooch.file_hash(str(path), alg=alg)
+    if found != (sf.sha256 or sf.md5):
+        size = f" ({path.stat().st_size} bytes)" if alg == "sha256" else ""
+        raise SourceChecksumError(
+            f"{path}: {alg} {found}{size} does not match the expected {sf.expected()} for "
+            f"{sf.path} (source {sf.origin}); the file is damaged or a different version -- "
+            f"replace it with a copy from {sf.url}"
         )
 
 
-def download(
-    url: str,
-    dest: str | os.PathLike,
-    *,
-    sha256: str | None = None,
-    md5: str | None = None,
-    timeout: float = 60.0,
-) -> Path:
-    """Download ``url`` to ``dest`` atomically, refusing bytes that fail the checksum.
+def _pooch(cache: Path, sf: SourceFile, retries: int) -> Any:
+    import pooch
 
-    The body is streamed into a temporary file beside ``dest`` while hashing; only when the
-    sha256 (or, if only that is given, the md5) matches is it renamed over ``dest``.
+    pooch.get_logger().setLevel("WARNING")
+    return pooch.create(
+        path=cache,
+        base_url="",
+        registry={sf.path: sf.known_hash},
+        urls={sf.path: sf.url},
+        retry_if_failed=retries,
+    )
+
+
+def fetch(
+    sf: SourceFile,
+    cache_dir: str | os.PathLike,
+    *,
+    processor: Any = None,
+    retries: int = RETRIES,
+    timeout: float = 60.0,
+) -> Any:
+    """Download ``sf`` into ``cache_dir`` (or re-use a verified copy there) with :mod:`pooch`.
+
+    The body is streamed into a temporary file beside the destination; only bytes whose sha256
+    (or md5) matches ``sf`` are renamed into place, so a tampered or truncated download never
+    reaches the cache.  A copy already in the cache that fails the checksum is downloaded again.
 
     Parameters
     ----------
-    url : str
-        ``http``, ``https`` or ``file`` URL.
-    dest : path
-        Destination file; parent folders are created.
-    sha256, md5 : str, optional
-        Expected hex digests (sha256 takes precedence).
+    sf : SourceFile
+    cache_dir : path
+        Cache root; the file lands at ``cache_dir / sf.path``.
+    processor : pooch processor, optional
+        E.g. :class:`pooch.Unzip`; its return value is returned.
+    retries : int, default=RETRIES
+        Further attempts after a failed or mismatching download (1 s, 2 s, ... apart).
     timeout : float, default=60
         Socket timeout in seconds.
 
     Returns
     -------
-    pathlib.Path
-        ``dest``.
+    pathlib.Path or processor result
 
     Raises
     ------
     SourceChecksumError
-        If the downloaded bytes do not match (``dest`` is left untouched).
+        The downloaded bytes do not match (nothing is stored).
     MissingSourceError
-        If the URL cannot be fetched (HTTP error, no network); the message names the URL.
+        The URL cannot be fetched (HTTP error, no network); the message names the URL.
     """
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    h, m = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
+    import pooch
+    import requests
+
+    pup = _pooch(Path(cache_dir), sf, retries)
+    downloader = pooch.HTTPDownloader(
+        progressbar=False, timeout=timeout, headers={"User-Agent": "causalarena"}
+    )
     try:
-        try:
-            req = urllib.request.Request(url, headers={"User-Agent": "causalarena"})
-            with urllib.request.urlopen(req, timeout=timeout) as resp, os.fdopen(fd, "wb") as fh:
-                while block := resp.read(1 << 20):
-                    h.update(block)
-                    m.update(block)
-                    fh.write(block)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise MissingSourceError(f"could not download {url}: {exc}") from None
-        if sha256 and h.hexdigest() != sha256:
-            raise SourceChecksumError(
-                f"{url}: downloaded bytes have sha256 {h.hexdigest()}, expected {sha256}; "
-                f"refusing to store them as {dest}"
-            )
-        if not sha256 and md5 and m.hexdigest() != md5:
-            raise SourceChecksumError(
-                f"{url}: downloaded bytes have md5 {m.hexdigest()}, expected {md5}; "
-                f"refusing to store them as {dest}"
-            )
-        os.replace(tmp, dest)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return dest
+        out = pup.fetch(sf.path, processor=processor, downloader=downloader)
+    except ValueError as exc:
+        if "hash" not in str(exc):
+            raise MissingSourceError(f"could not download {sf.url}: {exc}") from None
+        raise SourceChecksumError(
+            f"{sf.url}: downloaded bytes do not match the expected {sf.expected()} ({exc}); "
+            f"refusing to store them as {Path(cache_dir) / sf.path}"
+        ) from None
+    except (requests.RequestException, OSError) as exc:
+        raise MissingSourceError(f"could not download {sf.url}: {exc}") from None
+    return out if processor is not None else Path(out)
 
 
 def resolve(
@@ -232,6 +273,7 @@ def resolve(
     cache_dir: str | os.PathLike | None = None,
     download_missing: bool = True,
     allow_unpinned: bool = False,
+    retries: int = RETRIES,
 ) -> Path:
     """Local, verified path of a source file.
 
@@ -243,9 +285,11 @@ def resolve(
     cache_dir : path, optional
         Download cache (default :func:`default_cache_dir`); used when ``real_data_dir`` is None.
     download_missing : bool, default=True
-        Download files missing from (or damaged in) the cache.
+        Download files missing from (or damaged in) the cache (:func:`fetch`).
     allow_unpinned : bool, default=False
         Accept files without any published checksum.
+    retries : int, default=RETRIES
+        Download retries (see :func:`fetch`).
 
     Returns
     -------
@@ -258,7 +302,7 @@ def resolve(
         checksum and its canonical URL.
     SourceChecksumError
         A file in ``real_data_dir`` does not match its checksum (files in the cache are
-        re-downloaded instead when ``download_missing``).
+        re-downloaded instead when ``download_missing``), or a download does not match.
     """
     if real_data_dir is not None:
         p = Path(real_data_dir) / sf.path
@@ -270,25 +314,23 @@ def resolve(
         return p
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     p = cache / sf.path
-    if p.is_file():
-        try:
-            check_file(p, sf, allow_unpinned=allow_unpinned)
-            return p
-        except SourceChecksumError:
-            if not download_missing:
-                raise
-    elif not download_missing:
-        raise MissingSourceError(
-            f"{p}: not in the cache ({sf.path}, expected {sf.expected()}) and downloading is "
-            f"off; get it from {sf.url} or pass real_data_dir"
-        )
-    if sf.verification == "unpinned" and not allow_unpinned:
+    if sf.known_hash is None and not allow_unpinned:
+        if p.is_file():
+            check_file(p, sf, allow_unpinned=False)  # raises: cannot be verified
         raise MissingSourceError(
             f"{sf.path}: no published checksum, so a download could not be verified; fetch it "
             f"yourself from {sf.url} and pass allow_unpinned=True"
         )
+    if not download_missing:
+        if not p.is_file():
+            raise MissingSourceError(
+                f"{p}: not in the cache ({sf.path}, expected {sf.expected()}) and downloading "
+                f"is off; get it from {sf.url} or pass real_data_dir"
+            )
+        check_file(p, sf, allow_unpinned=allow_unpinned)
+        return p
     try:
-        return download(sf.url, p, sha256=sf.sha256, md5=sf.md5)
+        return fetch(sf, cache, retries=retries)
     except MissingSourceError as exc:
         raise MissingSourceError(
             f"{sf.path}: not in {cache} and the download failed ({exc}); expected "
