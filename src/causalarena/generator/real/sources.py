@@ -118,9 +118,7 @@ def registry() -> dict[str, tuple[str | None, str]]:
     pup = pooch.create(path=default_cache_dir(), base_url="")
     with files("causalarena.generator.real").joinpath(REGISTRY_FILE).open(encoding="utf-8") as fh:
         pup.load_registry(fh)
-    return {
-        p: (None if h == UNPINNED else h, pup.urls[p]) for p, h in sorted(pup.registry.items())
-    }
+    return {p: (None if h == UNPINNED else h, pup.urls[p]) for p, h in sorted(pup.registry.items())}
 
 
 def _github_origin(url: str) -> str:
