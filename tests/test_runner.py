@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from causalarena.eval.runner import run
-from causalarena.eval.score import score_predictions
+from causalarena.eval.score import ScoreError, score_predictions
 
 
 @pytest.fixture()
@@ -77,7 +77,7 @@ def test_resume_skips_finished_runs(mini_release, tmp_path, plugins):
     assert len(journal.read_text().splitlines()) == 4 + 1 + 6  # torn line kept, 6 redone
 
 
-def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, plugins):
+def test_scores_join_truth_and_refuse_unknown_ids(mini_release, tmp_path, plugins):
     out = tmp_path / "pred"
     run(mini_release, "synthetic-obs", ["test-empty", "test-boom"], out, max_d=10, quiet=True)
     # an external predictions file with an oracle, a transposed oracle and an unknown id
@@ -105,15 +105,20 @@ def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, 
                 "graph_type": "dag",
             }
         )
-    rows.append(
-        {
-            "instance_id": "nope",
-            "method": "oracle",
-            "status": "ok",
-            "adjacency": np.zeros((3, 3), np.int8),
-            "graph_type": "dag",
-        }
-    )
+    nope = {
+        "instance_id": "nope",
+        "method": "oracle",
+        "status": "ok",
+        "adjacency": np.zeros((3, 3), np.int8),
+        "graph_type": "dag",
+    }
+    # an id the config does not hold would count as a 51st instance of 50: refused, named
+    pq.write_table(prediction_table([*rows, nope]), out / "synthetic-obs/oracle.parquet")
+    with pytest.raises(ScoreError, match=r"oracle\.parquet: column instance_id: nope is not an"):
+        score_predictions(mini_release, out, max_d=10)
+    pq.write_table(prediction_table(rows[:0]), out / "synthetic-obs/oracle.parquet")
+    with pytest.raises(ScoreError, match=r"oracle\.parquet: holds no prediction rows"):
+        score_predictions(mini_release, out, max_d=10)
     pq.write_table(prediction_table(rows), out / "synthetic-obs/oracle.parquet")
     s = score_predictions(mini_release, out, max_d=10)
     empty = s[s.method == "test-empty"]
@@ -128,8 +133,7 @@ def test_scores_join_truth_and_mark_unknown_ids_invalid(mini_release, tmp_path, 
     assert oracle.loc[truth[0]["instance_id"], "f1"] == 1.0
     assert oracle.loc[truth[0]["instance_id"], "shd"] == 0
     assert oracle.loc[truth[1]["instance_id"], "recall"] == 0.0  # transposed: all reversed
-    assert oracle.loc["nope", "status"] == "invalid"
-    assert "unknown instance id" in oracle.loc["nope", "error"]
+    assert "nope" not in oracle.index
 
 
 def test_unknown_method_and_bad_arguments(mini_release, tmp_path):

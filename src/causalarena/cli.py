@@ -1,4 +1,9 @@
-"""Command-line interface: ``causalarena build | info | verify``."""
+"""Build, verify, publish and score causal-discovery benchmark suites.
+
+Start with `causalarena demo` (a mini suite built, loaded and scored), `causalarena
+suites` (what can be built) and `causalarena <verb> --help`.  Adjacency convention
+everywhere: A[i, j] = 1 iff edge i -> j (row = parent, column = child).
+"""
 
 from __future__ import annotations
 
@@ -16,9 +21,10 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="build a suite into a Hugging Face dataset folder")
     b.add_argument(
         "suite",
-        help="suite name: arena-synthetic, real (public real tables), dot-<name> "
+        help="suite name (`causalarena suites` lists them all): arena-synthetic, "
+        "arena-semantic, arena-formula, real (public real tables), dot-<name> "
         "(temporal suites: dot-generic, dot-identifiability, ...) or dot (all), "
-        "arena-samplesize, arena-protocols (protocol-sensitivity suites)",
+        "arena-samplesize, arena-protocols (protocol-sensitivity suites), lab-<name>",
     )
     b.add_argument("--scale", default="mini", choices=["mini", "full"])
     b.add_argument("--out", default="release", help="output folder (default: release)")

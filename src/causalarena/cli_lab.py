@@ -41,11 +41,21 @@ def add_commands(subparsers: Any) -> None:
     r.add_argument("--quiet", action="store_true")
     s = ls.add_parser("serve", help="JSON-lines protocol on stdin/stdout for one episode")
     s.add_argument("--episode", required=True, help="<suite>/<config>/<index>")
-    s.add_argument("--data-dir", default=None)
+    s.add_argument(
+        "--data-dir",
+        default=None,
+        help="public CausaLab release folder (lab-causalab-v0.0.2 episodes only)",
+    )
     ls.add_parser("schema", help="print the JSON Schema of the serve protocol")
     p = ls.add_parser("play", help="play one episode in the terminal")
-    p.add_argument("--episode", required=True)
-    p.add_argument("--data-dir", default=None)
+    p.add_argument(
+        "--episode", required=True, help="<suite>/<config>/<index>, e.g. lab-main/main-3nodes/000"
+    )
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help="public CausaLab release folder (lab-causalab-v0.0.2 episodes only)",
+    )
     rep = ls.add_parser(
         "report", help="leaderboard per suite and trajectory plots of `lab run --out` results"
     )
@@ -53,7 +63,11 @@ def add_commands(subparsers: Any) -> None:
     rep.add_argument("--out", required=True, help="report folder")
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs")
     st = ls.add_parser("stats", help="graph statistics per size vs appendix Table 1")
-    st.add_argument("--data-dir", default=None)
+    st.add_argument(
+        "--data-dir",
+        default=None,
+        help="public CausaLab release folder (lab-causalab-v0.0.2 episodes only)",
+    )
 
 
 def dispatch(args: argparse.Namespace) -> int | None:

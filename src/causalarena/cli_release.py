@@ -153,8 +153,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.cmd == "release":
         from causalarena.release import freeze as fz
+        from causalarena.release.manifest import read_manifest
 
         if args.release_cmd == "freeze":
+            before = (read_manifest(args.folder).get("freeze") or {}).get("content_sha256")
             m = fz.freeze(
                 args.folder,
                 args.version,
@@ -173,8 +175,11 @@ def _run(args: argparse.Namespace) -> int:
                 extra = f"; {m['suite']} has no key-drawn reserved half, so the key was not used"
             else:
                 extra = ""
+            verb = "froze"
+            if before is not None and before == m["freeze"]["content_sha256"]:
+                verb = "already frozen, content unchanged:"  # idempotent; other content is refused
             print(
-                f"froze {m['suite']} {args.version} ({m['scale']}): {len(m['files'])} files, "
+                f"{verb} {m['suite']} {args.version} ({m['scale']}): {len(m['files'])} files, "
                 f"content sha256 {m['freeze']['content_sha256']}{extra}"
             )
         elif args.release_cmd == "keygen":

@@ -307,6 +307,18 @@ def _check_provenance(df: pd.DataFrame, path: Path, prov: dict[str, str]) -> Non
             )
 
 
+def _check_known(df: pd.DataFrame, path: Path, truth: dict, config: str) -> None:
+    """Refuse a submission naming an instance the config does not hold (it would be counted
+    as an extra instance of the config)."""
+    unknown = sorted(set(map(str, df["instance_id"])) - set(truth))
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise ScoreError(
+            f"{path}: column instance_id: {unknown[0]}{more} is not an instance of config "
+            f"{config} in this release; predictions refused"
+        )
+
+
 def _check_duplicates(df: pd.DataFrame, where: str) -> None:
     counts = df["instance_id"].value_counts()
     dup = counts[counts > 1]
@@ -532,10 +544,30 @@ def score_predictions(
         subs = [s for s in subs if s[0] in wanted]
     if not subs:
         raise FileNotFoundError(f"{pred_dir}: no predictions (<config>/<method>.parquet) found")
+    return _score_submissions(
+        release,
+        [(c, fs, pred_dir / c) for c, fs in subs],
+        workers=workers,
+        sid=sid,
+        max_d=max_d,
+        replicates=replicates,
+    )
+
+
+def _score_submissions(
+    release: Path,
+    subs: list[tuple[str, list[Path], Path]],
+    *,
+    workers: int,
+    sid: bool | str,
+    max_d: int | None = None,
+    replicates: Iterable[int] | None = None,
+) -> pd.DataFrame:
+    """Score ``(config, files, where)`` submissions (``where`` names them in errors)."""
     prov = release_provenance(release)
     jobs: dict[str, pd.DataFrame] = {}
     caches: dict[str, _TruthCache] = {}
-    for config, files in subs:
+    for config, files, where in subs:
         truth = read_truth(release, config)
         reps = None if replicates is None else {int(r) for r in replicates}
         larger = {
@@ -549,15 +581,18 @@ def score_predictions(
         by_method: dict[str, list[pd.DataFrame]] = {}
         for f in files:
             df = read_predictions(f)
+            if df.empty:
+                raise ScoreError(f"{f}: holds no prediction rows; nothing to score")
             _check_provenance(df, f, prov)
             _check_duplicates(df, str(f))
+            _check_known(df, f, truth, config)
             if larger:
                 df = df[~df["instance_id"].isin(larger)]
             for m, sub in df.groupby("method", sort=True):
                 by_method.setdefault(str(m), []).append(sub)
         for m, parts in by_method.items():
             frame = pd.concat(parts, ignore_index=True)
-            _check_duplicates(frame, f"{pred_dir / config}: method {m}")
+            _check_duplicates(frame, f"{where}: method {m}")
             jobs[f"{config}\0{m}"] = frame
     from threadpoolctl import threadpool_limits
 
@@ -665,9 +700,6 @@ def score_file(
         As :func:`score_predictions`; also when the config cannot be told or is not in the
         release.
     """
-    import shutil
-    import tempfile
-
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such predictions file")
@@ -681,13 +713,7 @@ def score_file(
         config = vals[0] if vals else path.parent.name
     if not (Path(release) / "data" / config).is_dir():
         raise ScoreError(f"{path}: config {config} is not a config of the release {release}")
-    tmp = Path(tempfile.mkdtemp(prefix="causalarena-score-"))
-    try:
-        (tmp / config).mkdir()
-        os.symlink(path.resolve(), tmp / config / path.name)
-        return score_predictions(release, tmp, workers=workers, sid=sid)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return _score_submissions(Path(release), [(config, [path], path)], workers=workers, sid=sid)
 
 
 def release_of(pred_dir: str | os.PathLike) -> Path:

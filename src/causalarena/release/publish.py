@@ -64,8 +64,9 @@ def check_publishable(folder: str | Path, version: str) -> dict[str, Any]:
     manifest = read_manifest(folder)
     frz = manifest.get("freeze") or {}
     if frz.get("version") != version:
+        state = f"frozen as {frz['version']}" if frz.get("version") else "never frozen"
         raise ReleaseError(
-            f"{folder}: not frozen as {version} (frozen: {frz.get('version')}); run "
+            f"{folder}: not frozen as {version} ({state}); run "
             f"`causalarena release freeze {folder} --version {version}` first"
         )
     problems = verify(folder)
