@@ -379,3 +379,31 @@ def test_score_unknown_config(mini_release, tmp_path, capsys):
     assert (
         "--config synthetic-obsin: not a config" in err and "did you mean synthetic-obsint" in err
     )
+
+
+def test_report_json_and_bad_run_record(mini_release, tmp_path, capsys):
+    import pandas as pd
+
+    pred = tmp_path / "pred"
+    argv = ["run", str(mini_release), "--config", "synthetic-obs", "--methods", "random-regress"]
+    assert cli.main([*argv, "--max-d", "10", "--out", str(pred), "-q"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "rep"
+    argv = ["report", str(pred), "--out", str(out), "--max-d", "10", "--no-ood", "--json", "-q"]
+    assert cli.main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)  # stdout holds the JSON object only
+    assert doc["out"] == str(out) and doc["releases"] == [str(mini_release)]
+    assert "leaderboard.csv" in doc["files"] and (out / "leaderboard.md").is_file()
+    (row,) = doc["leaderboard"]
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert row["method"] == "random-regress"
+    assert row["f1"] == pytest.approx(scores["f1"].mean())  # every d <= 10 instance, ranked
+    # a run record that is not one: one line naming the file and the field, exit 2
+    for text, needle in (
+        ("[" * 5000 + "]" * 5000, "run.json: not a run record"),
+        ('{"release": 5}', "run.json: field release is missing or not a path"),
+    ):
+        (pred / "run.json").write_text(text)
+        assert cli.main(["report", str(pred), "--out", str(tmp_path / "r2")]) == 2
+        err = capsys.readouterr().err
+        assert needle in err and "Traceback" not in err

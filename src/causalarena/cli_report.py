@@ -44,6 +44,12 @@ def add_report_options(rp: argparse.ArgumentParser) -> None:
     rp.add_argument(
         "--no-sid", action="store_true", help="skip SID and its CPDAG bounds (the costly metrics)"
     )
+    rp.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object on stdout: the output folder, the files written and the "
+        "leaderboard rows (leaderboard.csv; NaN as null)",
+    )
 
 
 def add_commands(sub) -> None:
@@ -201,7 +207,32 @@ def run_report(args: argparse.Namespace) -> int:
         title=f"causalarena leaderboard ({', '.join(Path(r).name for r in releases)})",
         **kwargs,
     )
+    if getattr(args, "json", False):
+        print(_report_json(args.out, paths, releases))
+        return 0
     print(
         f"report written to {args.out} ({len(paths)} files); open {Path(args.out) / 'index.html'}"
     )
     return 0
+
+
+def _report_json(out: str, paths: dict, releases: list) -> str:
+    """``report --json``: ``{"out", "releases", "files", "leaderboard"}`` (schema in the
+    README); the leaderboard rows are ``leaderboard.csv``'s, NaN written as null."""
+    import json
+    import math
+
+    import pandas as pd
+
+    board = pd.read_csv(Path(out) / "leaderboard.csv")
+    rows = [
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+        for r in board.to_dict("records")
+    ]
+    doc = {
+        "out": str(out),
+        "releases": [str(r) for r in releases],
+        "files": sorted(str(p) for p in paths),
+        "leaderboard": rows,
+    }
+    return json.dumps(doc, indent=2, allow_nan=False, default=str)

@@ -41,7 +41,6 @@ or None), ``runtime_s``, ``error``, ``graph_type``, ``release_version``, ``manif
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -718,7 +717,21 @@ def score_file(
 
 def release_of(pred_dir: str | os.PathLike) -> Path:
     """The release folder recorded by :func:`causalarena.eval.runner.run` in ``run.json``."""
+    from causalarena.safejson import loads
+
     path = Path(pred_dir) / "run.json"
     if not path.exists():
         raise FileNotFoundError(f"{path}: missing; pass the release folder explicitly (--release)")
-    return Path(json.loads(path.read_text())["release"])
+    try:
+        doc = loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ScoreError(
+            f"{path}: not a run record ({exc}); pass the release folder explicitly (--release)"
+        ) from None
+    rel = doc.get("release") if isinstance(doc, dict) else None
+    if not isinstance(rel, str) or not rel:
+        raise ScoreError(
+            f"{path}: field release is missing or not a path; pass the release folder "
+            "explicitly (--release)"
+        )
+    return Path(rel)
