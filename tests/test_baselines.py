@@ -234,8 +234,10 @@ def test_available_and_missing_partition_registry():
 def test_library_version_reports_installed_distribution():
     import importlib.metadata
 
-    assert registry.all_method_infos()["random-regress"].library is None
-    assert registry.get_method("random-regress").library_version() is None
+    assert registry.all_method_infos()["random-regress"].library == "scikit-learn"
+    assert registry.get_method("random-regress").library_version() == importlib.metadata.version(
+        "scikit-learn"
+    )
     assert _dummy("x", requires=("m",)).library_version() is None  # not installed
     pc = _method("pc")
     assert pc.library_version() == importlib.metadata.version("causal-learn")

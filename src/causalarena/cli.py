@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     import os
 
+    from causalarena._extras import MissingExtraError
     from causalarena.cli_common import error_text, setup_from_args
 
     setup_from_args(args)
@@ -160,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+    except MissingExtraError as exc:  # an optional extra is not installed: one line naming it
+        if os.environ.get("CAUSALARENA_DEBUG"):
+            raise
+        print(f"causalarena {args.cmd}: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: one line, traceback on request
         if os.environ.get("CAUSALARENA_DEBUG"):
             raise

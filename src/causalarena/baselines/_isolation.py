@@ -108,7 +108,8 @@ def preserve_torch_dtype() -> Iterator[None]:
     ``torch.set_default_dtype(torch.double)``; this guard keeps that change from
     leaking into the caller (torch's own default is ``float32``).
     """
-    before = sys.modules["torch"].get_default_dtype() if "torch" in sys.modules else None
+    loaded = sys.modules.get("torch")  # None also when blocked (sys.modules["torch"] = None)
+    before = loaded.get_default_dtype() if loaded is not None else None
     try:
         yield
     finally:

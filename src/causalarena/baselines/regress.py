@@ -164,8 +164,9 @@ def _make(name, display, order_doc, reference, order_fn) -> Method:
         requires_interventions=False,
         outputs_edge_scores=True,
         output_graph="dag",
-        library=None,
-        extra=None,
+        # LassoLarsIC: scikit-learn comes with the baselines extra, not the core install
+        library="scikit-learn",
+        extra="baselines",
         defaults=dict(_REGRESSION_DEFAULTS),
         reference=reference,
     )
@@ -180,7 +181,7 @@ def _make(name, display, order_doc, reference, order_fn) -> Method:
         "adaptive : bool, default True\n    Adaptive-lasso re-weighting (reference sortnregress).\n\n"
         "Returns\n-------\nMethodResult\n    DAG adjacency (int8) and |standardised coefficient| scores.\n"
     )
-    return register(Method(info=info, fit=fit))
+    return register(Method(info=info, fit=fit, requires=("sklearn",)))
 
 
 RANDOM_REGRESS = _make(

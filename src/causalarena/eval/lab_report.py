@@ -174,9 +174,9 @@ def _config_table(summary: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def plot_suite_trajectories(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
     """Two panels (all-edge F1, target-edge F1 of the latest recorded hypothesis) against
     the number of interventions; one line per ``agent / config``; PNG at ``path``."""
-    import matplotlib
+    from causalarena._extras import require
 
-    matplotlib.use("Agg")
+    require("matplotlib", "plots", "lab report figures").use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
@@ -202,7 +202,9 @@ def plot_suite_trajectories(rows: Sequence[Mapping[str, Any]], path: str | Path)
 
 
 def _env(html_mode: bool):
-    import jinja2
+    from causalarena._extras import require
+
+    jinja2 = require("jinja2", "plots", "lab report pages")
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),

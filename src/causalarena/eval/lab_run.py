@@ -216,9 +216,9 @@ def trajectory_curves(rows: Sequence[dict[str, Any]], metric: int = 1) -> dict[s
 
 def plot_trajectories(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     """Line plot of :func:`trajectory_curves` (all-edge F1 by intervention step), PNG."""
-    import matplotlib
+    from causalarena._extras import require
 
-    matplotlib.use("Agg")
+    require("matplotlib", "plots", "lab trajectory plots").use("Agg")
     import matplotlib.pyplot as plt
 
     curves = trajectory_curves(rows)

@@ -13,14 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from causalarena.eval.analyses import pareto_front
+from causalarena._extras import require
+
+matplotlib = require("matplotlib", "plots", "report figures")
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+
+from causalarena.eval.analyses import pareto_front  # noqa: E402
 
 __all__ = [
     "leaderboard_figure",

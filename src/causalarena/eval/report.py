@@ -298,7 +298,9 @@ def _md_cell(v: Any) -> str:
 @lru_cache(maxsize=2)
 def _env(html_mode: bool):
     """Jinja2 environment over the package's ``eval/templates`` (autoescaped for HTML)."""
-    import jinja2
+    from causalarena._extras import require
+
+    jinja2 = require("jinja2", "plots", "report pages")
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),

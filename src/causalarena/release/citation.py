@@ -399,7 +399,9 @@ def validate_cff(path: str | Path, schema: str | Path | None = None) -> list[str
     list of str
         One message per violation (``<json path>: <message>``); empty when valid.
     """
-    import jsonschema
+    from causalarena._extras import require
+
+    jsonschema = require("jsonschema", "build", "validating CITATION.cff and .zenodo.json")
 
     try:
         data = load_cff(path)

@@ -60,8 +60,15 @@ DATA_TYPES = {
 }
 
 
+def _mlc():
+    """``mlcroissant``, or one line naming the ``build`` extra that installs it."""
+    from causalarena._extras import require
+
+    return require("mlcroissant", "build", "Croissant metadata (croissant.json)")
+
+
 def _mlc_type(dtype: str) -> Any:
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     return {
         "string": mlc.DataType.TEXT,
@@ -107,7 +114,7 @@ def fileset_id(config: str) -> str:
 
 
 def _field(config: str, f: Feature, docs: dict[str, str] | None = None) -> Any:
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     from causalarena.release.card import COLUMN_DOCS
 
@@ -142,7 +149,7 @@ def _files_and_record_sets(
 ) -> tuple[list[Any], list[Any]]:
     """One FileObject per shard (with its sha256), then per config a FileSet and a RecordSet
     whose Fields cover every column; only the descriptions differ between release families."""
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     dist: list[Any] = []
     if meta.hf_repo_id:
@@ -211,7 +218,7 @@ def build_croissant(folder: str | Path, meta: ReleaseMetadata) -> dict[str, Any]
     mlcroissant.ValidationError
         If ``mlcroissant`` rejects the metadata it was asked to build.
     """
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     from causalarena.release.manifest import read_manifest
 
@@ -325,7 +332,7 @@ def _licence_url(licence: str) -> str:
 
 def _build_real_croissant(manifest: dict[str, Any], meta: ReleaseMetadata) -> dict[str, Any]:
     """Croissant JSON-LD of a real-data release (per-dataset licences and citations)."""
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     from causalarena.release.card import column_docs
 
@@ -473,7 +480,7 @@ def _open_croissant(path: Path) -> Any:
     """
     import logging
 
-    import mlcroissant as mlc
+    mlc = _mlc()
 
     def only_date(record: logging.LogRecord) -> bool:
         items = [ln for ln in record.getMessage().splitlines() if ln.strip().startswith("-")]

@@ -49,6 +49,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from causalarena._extras import check_extra
 from causalarena.errors import ReleaseError
 from causalarena.family import Family, Unit, family_of, register, shard_count
 from causalarena.release.io import (
@@ -534,6 +535,8 @@ def build(
         ``out`` is a file, a non-empty folder that is not a causalarena release, a release of
         another suite/version/scale, a frozen version the build would change, holds files
         under ``data/`` the build did not write, or another build holds the lock.
+    MissingExtraError
+        The ``build`` extra is not installed (an :class:`ImportError`; names the extra).
     """
     from causalarena.release.render import write_metadata_files
     from causalarena.ui import progress
@@ -542,6 +545,7 @@ def build(
         register(family)  # workers and the metadata renderers look families up by name
     fam = family if family is not None else family_of(suite)
     info = fam.suite(suite)
+    check_extra("build", "building a suite")  # before any work, not at croissant.json
     if scale not in info.scales:
         raise ValueError(f"unknown scale {scale!r} for suite {suite!r}; choose from {info.scales}")
     if workers < 1:

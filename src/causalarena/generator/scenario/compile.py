@@ -171,7 +171,9 @@ def _failer(sc, v, field, value):
 
 def sympy_symbols(sc: sch.Scenario, names: set[str]) -> dict[str, Any]:
     """sympy Symbols for ``names``: positive when the declared range (or constant) is positive."""
-    import sympy as sp
+    from causalarena._extras import require
+
+    sp = require("sympy", "build", "semantic/formula scenarios")
 
     out = {}
     for n in sorted(names):
@@ -204,7 +206,9 @@ def _solve_cached(lhs, rhs, target, branch, positive):
     :func:`sympy_symbols`), memoised: the gate and the compiler resolve each formula node
     many times.
     """
-    import sympy as sp
+    from causalarena._extras import require
+
+    sp = require("sympy", "build", "semantic/formula scenarios")
 
     syms = {
         n: sp.Symbol(n, positive=True) if pos else sp.Symbol(n, real=True) for n, pos in positive

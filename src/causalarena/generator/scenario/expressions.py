@@ -254,7 +254,9 @@ def to_sympy(tree: Tree, syms: dict[str, Any]) -> Any:
     syms : dict
         ``name -> sympy.Symbol`` for every symbol of the tree.
     """
-    import sympy as sp
+    from causalarena._extras import require
+
+    sp = require("sympy", "build", "semantic/formula scenarios")
 
     kind = tree[0]
     if kind == "num":
@@ -304,7 +306,9 @@ def from_sympy(expr: Any) -> Tree:
     ExpressionError
         The expression uses something outside the grammar (e.g. ``LambertW`` from a solve).
     """
-    import sympy as sp
+    from causalarena._extras import require
+
+    sp = require("sympy", "build", "semantic/formula scenarios")
 
     if expr is sp.pi:
         return ("sym", "pi")

@@ -699,7 +699,9 @@ def _near_copies(sc: sch.Scenario, X: np.ndarray, add) -> None:
 
 
 def _formula_data(sc: sch.Scenario, X: np.ndarray, XM: np.ndarray, M: np.ndarray, add) -> None:
-    import sympy as sp
+    from causalarena._extras import require
+
+    sp = require("sympy", "build", "semantic/formula scenarios")
 
     from causalarena.generator.scenario.units import check_formula
 

@@ -21,7 +21,9 @@ from causalarena.generator.scenario import expressions as ex
 @lru_cache(maxsize=1)
 def registry():
     """The shared pint registry, with count-like units (``count``, ``person``, ``cell``...)."""
-    import pint
+    from causalarena._extras import require
+
+    pint = require("pint", "build", "unit checks of semantic/formula scenarios")
 
     ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
     for name in ("person", "cell", "photon", "event", "item", "vehicle", "organism"):

@@ -358,7 +358,10 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
         Every file of the store (sorted).
     """
     import pyarrow.parquet as pq
-    import zarr
+
+    from causalarena._extras import require
+
+    zarr = require("zarr", "build", "writing the Zarr store of a temporal suite")
 
     path = Path(path)
     small = [
@@ -538,7 +541,10 @@ def open_zarr(path: str | os.PathLike):
     """Open a suite's store lazily with xarray (``episode`` is the coordinate)."""
     import warnings
 
-    import xarray as xr
+    from causalarena._extras import require
+
+    xr = require("xarray", "temporal", "opening a temporal suite's Zarr store")
+    require("zarr", "temporal", "opening a temporal suite's Zarr store")
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
