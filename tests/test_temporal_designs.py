@@ -26,6 +26,7 @@ DOTIME = {
     "dot-Wide-v1": ("dot-wide", 10_000),
     "dot-Observed-v1": ("dot-observed", 10_800),
     "dot-ContinuousIrregular-v1": ("dot-continuous-irregular", 9_999),
+    "dot-RegimeSwitch-v1": ("dot-regimes", 9_999),
 }
 
 
@@ -38,14 +39,13 @@ def test_alias_size_and_T_match_dotime(dotime):
     assert s.scales["mini"] <= 108 and s.deviations  # mini small; card lists the deviations
 
 
-def test_regimeswitch_is_not_claimed():
-    with pytest.raises(ValueError, match="not reproduced.*dot-regime2"):
-        S.get_temporal_suite("dot-RegimeSwitch-v1")
-    assert "dot-regimeswitch" not in S.TEMPORAL_SUITES
-    assert not S.get_temporal_suite("dot-regime2").dotime
+def test_every_dotime_suite_is_reproduced():
+    assert not S.NOT_REPRODUCED
+    assert set(S.DOTIME_ALIASES) == set(DOTIME)
+    assert not S.get_temporal_suite("dot-regime2").dotime  # two regimes, one graph: own name
     assert set(S.DOTIME_ALIASES.values()) <= set(S.TEMPORAL_SUITES)
     versions = {s.version for s in S.TEMPORAL_SUITES.values()}
-    assert versions == {S.SUITE_VERSION}  # one version: dot-all is one release
+    assert versions == {S.SUITE_VERSION} == {"1.2.0"}  # one version: dot-all is one release
 
 
 def _public_cells(name):
@@ -284,5 +284,5 @@ def test_cli_builds_a_dotime_name(tmp_path, monkeypatch, capsys):
 
     m = json.loads((out / "manifest.json").read_text())
     assert m["suite"] == "dot-wide" and m["configs"]["dot-wide"]["rows"] == 2
-    assert main(["build", "dot-RegimeSwitch-v1", "--out", str(tmp_path / "r"), "--quiet"]) != 0
-    assert "dot-regime2" in capsys.readouterr().err
+    assert main(["build", "dot-NoSuch-v1", "--out", str(tmp_path / "r"), "--quiet"]) != 0
+    assert "dot-NoSuch-v1" in capsys.readouterr().err

@@ -173,6 +173,83 @@ class RegimeSwitch(_Strict):
         return self
 
 
+class Regime(_Strict):
+    """Graph and parameters of one regime of a :class:`RegimeChain`.
+
+    Attributes
+    ----------
+    A0 : list of list of int, shape (N, N), entries 0/1
+        Instantaneous adjacency of this regime (a subgraph of the SCM's ``A0``).
+    A_lag : list, shape (K, N, N), entries 0/1
+        Lagged adjacency of this regime (a subgraph of the SCM's ``A_lag``).
+    W0, W_lag, bias : float arrays of shapes (N, N), (K, N, N), (N,)
+        Weights (zero off this regime's edges) and biases.
+    mechanisms : list of str, length N
+        One tag of :data:`MECHANISMS` per node.
+    """
+
+    A0: list[list[int]]
+    A_lag: list[list[list[int]]]
+    W0: list[list[float]]
+    W_lag: list[list[list[float]]]
+    bias: list[float]
+    mechanisms: list[Mechanism]
+
+    @field_validator("A0", "A_lag", "W0", "W_lag", "bias", "mechanisms", mode="before")
+    @classmethod
+    def _arr(cls, v: Any) -> Any:
+        return _as_list(v)
+
+
+class RegimeChain(_Strict):
+    """``R >= 2`` regimes, each with its own graph, switched by a Markov chain.
+
+    The regime ``d_t`` of step ``t`` (burn-in included) follows ``d_0 ~ initial`` and
+    ``d_t ~ Categorical(transition[d_{t-1}])``, drawn from the episode's own stream; at step
+    ``t`` every node follows regime ``d_t``'s graph, weights, bias and mechanism, with the
+    noise scale it has in every regime (DoTime's regime-switching SCM, Thumm et al., 2026,
+    section 3.4 and ``dotime.regime_switching``).  In continuous time ``transition`` is the
+    one-time-unit chain and a fine step of ``dt`` uses ``I + dt (transition - I)``.
+
+    Attributes
+    ----------
+    regimes : list of Regime, length R >= 2
+        The SCM's own ``A0``/``A_lag`` must be the union of the regimes' graphs (its union
+        graph must therefore be acyclic), and its ``W0``/``W_lag``/``bias``/``mechanisms``
+        those of regime 0.
+    transition : list of list of float, shape (R, R)
+        Row-stochastic transition matrix.
+    initial : list of float, shape (R,), optional
+        Distribution of the first regime (default uniform).
+    """
+
+    regimes: list[Regime] = Field(min_length=2, max_length=16)
+    transition: list[list[float]]
+    initial: list[float] | None = None
+
+    @field_validator("transition", "initial", mode="before")
+    @classmethod
+    def _arr(cls, v: Any) -> Any:
+        return _as_list(v)
+
+    @model_validator(mode="after")
+    def _check(self) -> RegimeChain:
+        R = len(self.regimes)
+        P = _shape_check("regimes.transition", self.transition, (R, R))
+        rows = [("regimes.transition", P)]
+        if self.initial is not None:
+            rows.append(("regimes.initial", _shape_check("regimes.initial", self.initial, (R,))))
+        for name, arr in rows:
+            if np.any(arr < 0) or not np.allclose(np.atleast_2d(arr).sum(axis=1), 1.0, atol=1e-9):
+                raise SpecError(None, name, arr.tolist(), "rows must be probabilities summing to 1")
+        return self
+
+    @property
+    def n_regimes(self) -> int:
+        """Number of regimes ``R``."""
+        return len(self.regimes)
+
+
 class Driver(_Strict):
     """An exogenous deterministic driver added to one node's output.
 
@@ -242,6 +319,9 @@ class TemporalSCM(_Strict):
     hidden : list of str
         Unobserved nodes: never released as columns and never intervention targets.
     regime : RegimeSwitch or None
+        A second parameter set on the same graph (two regimes).
+    regimes : RegimeChain or None
+        ``R >= 2`` regimes with their own graphs (exclusive with ``regime``).
     drivers : list of Driver
     ct_rate : float > 0, default=1.0
         Continuous time only: relaxation rate ``theta`` of
@@ -268,6 +348,7 @@ class TemporalSCM(_Strict):
     noise_scale: list[float]
     hidden: list[str] = Field(default_factory=list)
     regime: RegimeSwitch | None = None
+    regimes: RegimeChain | None = None
     drivers: list[Driver] = Field(default_factory=list)
     ct_rate: float = Field(default=1.0, gt=0.0)
     lag_time: float = Field(default=1.0, gt=0.0)
@@ -324,28 +405,57 @@ class TemporalSCM(_Strict):
             ``A0`` (N, N) int8, ``A_lag`` (K, N, N) int8, ``W0`` (N, N) float64,
             ``W_lag`` (K, N, N) float64, ``bias`` (N,) float64, ``noise_scale`` (N,) float64,
             ``mech`` (N,) int8 codes into :data:`MECHANISMS`; ``regime=1`` returns the weights
-            and biases of the second parameter set.
+            and biases of the second parameter set (``regime``), and ``regime=r`` of an SCM
+            with ``regimes`` returns regime ``r``'s own graph, weights, biases and mechanisms
+            (``regime=0``: the union graph with regime 0's parameters).
         """
         key = f"arrays{regime}"
         if key in self._cache:
             return self._cache[key]
-        src = self if regime == 0 else self.regime
+        if self.regimes is not None and regime > 0:
+            if regime >= self.regimes.n_regimes:
+                raise SpecError(None, "regimes", regime, "no such regime")
+            src = graph = mech = self.regimes.regimes[regime]
+        else:
+            src = self if regime == 0 else self.regime
+            graph = mech = self
         if src is None:
             raise SpecError(None, "regime", None, "this SCM has no second regime")
         N, K = self.n_vars, self.max_lag
         out = {
-            "A0": np.asarray(self.A0, dtype=np.int8).reshape(N, N),
-            "A_lag": np.asarray(self.A_lag, dtype=np.int8).reshape(K, N, N),
+            "A0": np.asarray(graph.A0, dtype=np.int8).reshape(N, N),
+            "A_lag": np.asarray(graph.A_lag, dtype=np.int8).reshape(K, N, N),
             "W0": np.asarray(src.W0, dtype=np.float64).reshape(N, N),
             "W_lag": np.asarray(src.W_lag, dtype=np.float64).reshape(K, N, N),
             "bias": np.asarray(src.bias, dtype=np.float64),
             "noise_scale": np.asarray(self.noise_scale, dtype=np.float64),
-            "mech": np.array([MECHANISMS.index(m) for m in self.mechanisms], dtype=np.int8),
+            "mech": np.array([MECHANISMS.index(m) for m in mech.mechanisms], dtype=np.int8),
         }
         for v in out.values():
             v.flags.writeable = False
         self._cache[key] = out
         return out
+
+    @property
+    def n_regimes(self) -> int:
+        """Number of regimes (1 without switching, 2 with ``regime``, R with ``regimes``)."""
+        if self.regimes is not None:
+            return self.regimes.n_regimes
+        return 2 if self.regime is not None else 1
+
+    def regime_graphs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-regime adjacency: ``(R, N, N)`` and ``(R, K, N, N)`` int8 stacks.
+
+        Without ``regimes`` every regime has the SCM's graph (``R`` = :attr:`n_regimes`).
+        """
+        R = self.n_regimes
+        if self.regimes is None:
+            a = self.arrays()
+            return np.repeat(a["A0"][None], R, 0), np.repeat(a["A_lag"][None], R, 0)
+        N, K = self.n_vars, self.max_lag
+        A0 = np.asarray([g.A0 for g in self.regimes.regimes], dtype=np.int8).reshape(R, N, N)
+        AL = np.asarray([g.A_lag for g in self.regimes.regimes], dtype=np.int8)
+        return A0, AL.reshape(R, K, N, N)
 
     @property
     def observed(self) -> list[int]:
@@ -496,10 +606,46 @@ def _validate_scm(s: TemporalSCM) -> None:
         raise SpecError(None, "hidden", s.hidden, "at least one variable must be observed")
     if s.regime is not None:
         _validate_weights("regime.", s.regime.W0, s.regime.W_lag, s.regime.bias, A0, AL)
+    if s.regimes is not None:
+        _validate_regimes(s, A0, AL)
     for d, drv in enumerate(s.drivers):
         if drv.node not in s.names:
             raise SpecError(drv.node, f"drivers[{d}].node", drv.node, "unknown variable")
     s.metadata = _jsonable(s.metadata, "metadata")
+
+
+def _validate_regimes(s: TemporalSCM, A0: np.ndarray, AL: np.ndarray) -> None:
+    N, K = A0.shape[0], AL.shape[0]
+    if s.regime is not None:
+        raise SpecError(None, "regimes", "regime", "give either regime or regimes, not both")
+    union0 = np.zeros((N, N), dtype=bool)
+    unionL = np.zeros((K, N, N), dtype=bool)
+    for r, g in enumerate(s.regimes.regimes):
+        p = f"regimes.regimes[{r}]."
+        a0 = _shape_check(p + "A0", g.A0, (N, N))
+        al = _shape_check(p + "A_lag", g.A_lag, (K, N, N))
+        for name, arr in (("A0", a0), ("A_lag", al)):
+            if np.any((arr != 0) & (arr != 1)):
+                raise SpecError(None, p + name, None, "entries must be 0 or 1")
+        _validate_weights(p, g.W0, g.W_lag, g.bias, a0, al)
+        if len(g.mechanisms) != N:
+            raise SpecError(None, p + "mechanisms", len(g.mechanisms), f"needs {N} entries")
+        union0 |= a0 != 0
+        unionL |= al != 0
+    if not (np.array_equal(union0, A0 != 0) and np.array_equal(unionL, AL != 0)):
+        raise SpecError(
+            None, "A0", None, "with regimes, A0 and A_lag must be the union of the regime graphs"
+        )
+    g0 = s.regimes.regimes[0]
+    if not (
+        np.array_equal(np.asarray(g0.W0, dtype=float), np.asarray(s.W0, dtype=float))
+        and np.array_equal(np.asarray(g0.W_lag, dtype=float), np.asarray(s.W_lag, dtype=float))
+        and list(g0.bias) == list(s.bias)
+        and list(g0.mechanisms) == list(s.mechanisms)
+    ):
+        raise SpecError(
+            None, "regimes.regimes[0]", None, "regime 0's parameters must be the SCM's own"
+        )
 
 
 def _jsonable(v: Any, path: str) -> Any:
@@ -523,7 +669,8 @@ def _jsonable(v: Any, path: str) -> Any:
 class TemporalIntervention(_Strict):
     """One intervention on a temporal SCM (discrete or continuous time).
 
-    The intervention acts on ``target`` inside the window ``[start, end)`` given as fractions
+    The intervention acts on ``target`` (and on every variable of ``extra_targets``, with the
+    same type, window, profile and resolved value; DoTime's ``InterventionSpec.targets``) inside the window ``[start, end)`` given as fractions
     of the horizon: in discrete time on steps ``t0 = round(start*T) <= t < t1 = round(end*T)``
     (``t1 >= t0 + 1``; ``end=None`` means until the end), in continuous time on times
     ``start*H <= t < end*H`` (time units, so the window duration does not depend on how the
@@ -545,7 +692,8 @@ class TemporalIntervention(_Strict):
         (the last entry held after the end), a prescribed path.  ``value`` is ``v0``.
 
     Value modes (used when ``value is None``; the factual *context* is the factual arm's
-    values of the target on the retained steps before onset, or the whole factual arm when
+    values of ``target`` (the first target; the level is shared by all targets) on the
+    retained steps before onset, or the whole factual arm when
     fewer than two pre-onset steps exist).  Each mode draws a *level* ``L``:
 
     ``prior``
@@ -569,6 +717,7 @@ class TemporalIntervention(_Strict):
     """
 
     target: str = Field(min_length=1)
+    extra_targets: list[str] = Field(default_factory=list, max_length=7)
     type: Literal["hard", "soft", "time_varying"] = "hard"
     value: float | None = None
     value_mode: ValueMode = "positivity_aware"
@@ -619,35 +768,44 @@ class TemporalIntervention(_Strict):
                 self.profile,
                 f"profile is only for time_varying, not {self.type!r}",
             )
+        if len(set(self.targets)) != len(self.targets):
+            raise SpecError(
+                self.target,
+                "intervention.extra_targets",
+                self.extra_targets,
+                "targets must be distinct (and differ from target)",
+            )
         if self.end is not None and self.end <= self.start:
             raise SpecError(
                 self.target, "intervention.end", self.end, f"end must be > start ({self.start})"
             )
         return self
 
+    @property
+    def targets(self) -> list[str]:
+        """Every intervened variable: ``[target, *extra_targets]``."""
+        return [self.target, *self.extra_targets]
+
     def check_against(self, scm: TemporalSCM) -> int:
-        """Validate the target against an SCM and return its column index.
+        """Validate every target against an SCM and return the column of ``target``.
 
         Raises
         ------
         SpecError
             Unknown or hidden target.
         """
-        if self.target not in scm.names:
-            raise SpecError(
-                self.target,
-                "intervention.target",
-                self.target,
-                f"unknown variable; known: {scm.names}",
-            )
-        if self.target in scm.hidden:
-            raise SpecError(
-                self.target,
-                "intervention.target",
-                self.target,
-                "hidden nodes cannot be intervened on",
-            )
+        for k, t in enumerate(self.targets):
+            field = "intervention.target" if k == 0 else f"intervention.extra_targets[{k - 1}]"
+            if t not in scm.names:
+                raise SpecError(t, field, t, f"unknown variable; known: {scm.names}")
+            if t in scm.hidden:
+                raise SpecError(t, field, t, "hidden nodes cannot be intervened on")
         return scm.names.index(self.target)
+
+    def columns(self, scm: TemporalSCM) -> list[int]:
+        """Column indices of :attr:`targets` in ``scm`` (validated as :meth:`check_against`)."""
+        self.check_against(scm)
+        return [scm.names.index(t) for t in self.targets]
 
     def window_steps(self, T: int) -> tuple[int, int]:
         """Discrete window ``[t0, t1)`` in retained steps for horizon ``T``."""

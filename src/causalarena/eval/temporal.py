@@ -49,13 +49,21 @@ arm; default ``mean - y_factual``, computed by the harness).
 
 Metrics (:func:`score`)
 -----------------------
-Per base offset (steps after ``onset + min_lag``) and pooled: RMSE, MAE, NMSE (squared error
-divided by the context variance of the query variable, averaged over queries), R²
-(``1 - SSE/SST`` over the group); direction accuracy of the *level* (``sign(pred) ==
+Per base offset (steps after ``onset + min_lag``) and pooled, with DoTime's definitions
+(``dotime.evaluation``): RMSE, MAE, NMSE (``MSE / var(y_true)`` over the group, None below two
+queries or variance 1e-8; ``nmse_context`` divides each squared error by the context variance
+of the query variable instead), R² (``1 - SSE/SST``, None for ``SST < 1e-12``); direction accuracy of the *level* (``sign(pred) ==
 sign(y_true)``) and of the *effect* (``sign(pred_effect) == sign(y_true - y_factual)``, exact
 with counterfactual pairs), each with the near-zero rule: targets with ``|target| < 0.1``
 (:data:`NEAR_ZERO`) are excluded and counted (``n_near_zero``), and a binomial standard error
-``sqrt(p (1 - p) / n)``; interval coverage and mean width when intervals are given.  Slices:
+``sqrt(p (1 - p) / n)``; interval coverage and mean width when intervals are given.  Also:
+95% percentile-bootstrap CIs (``ci``; DoTime's ``bootstrap_ci`` resampling, 1000 draws, seed 0)
+of RMSE (from the squared errors), MAE and both direction accuracies; ``rmse_naive`` and
+``lift_over_naive = 1 - RMSE / RMSE_naive`` against the naive last-value baseline (the last
+observed context value of the query variable); ``effect_error_corr``, the Pearson correlation
+of ``|y_true - y_factual|`` with ``|pred - y_true|``.  :func:`evaluate` adds ``dotime``, the
+same run as a ``ctp-submission/1`` document
+(:mod:`causalarena.eval.temporal_submission`).  Slices:
 suite, structure, identifiable, ``T``, intervention type.  Null-effect structures (no
 directed path from the treatment to the outcome; true effect exactly 0) are scored for
 spurious effects: mean ``|pred_effect|`` and the fraction with ``|pred_effect| >= 0.1``.
@@ -74,6 +82,9 @@ import numpy as np
 
 NEAR_ZERO = 0.1
 CONTINUOUS_GAP = 0.1
+#: Bootstrap resamples and ``alpha`` of the CIs (DoTime's ``bootstrap_ci`` defaults).
+BOOTSTRAP_N = 1000
+BOOTSTRAP_ALPHA = 0.05
 
 _PUBLIC = (
     "episode_id",
@@ -474,6 +485,11 @@ def evaluate(
     preds = run_model(model, views, isolation, timeout=timeout, release=release)
     recs = [{**p, "row": r} for p, r in zip(preds, rows, strict=True)]
     out = score(recs)
+    if recs:  # the same results in DoTime's ctp-submission/1 form (write_submission)
+        from causalarena.eval.temporal_submission import submission
+
+        name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
+        out["dotime"] = submission(recs, model=str(name))
     iso: dict[str, Any] = {"mode": isolation}
     if isolation == "process":
         iso.update(guarantees())
@@ -504,22 +520,92 @@ def _dir(pred: np.ndarray, true: np.ndarray) -> dict[str, Any]:
     }
 
 
+def nmse(pred: np.ndarray, true: np.ndarray) -> float | None:
+    """DoTime's normalised MSE ``mean((pred - true)^2) / var(true)`` (population variance;
+    ``dotime.evaluation.compute_nmse``): 1 for predicting the mean; None for fewer than two
+    targets or ``var(true) < 1e-8``."""
+    if true.size < 2:
+        return None
+    v = float(np.var(true))
+    return float(np.mean((pred - true) ** 2) / v) if v >= 1e-8 else None
+
+
+def r2(pred: np.ndarray, true: np.ndarray) -> float | None:
+    """``1 - SS_res / SS_tot`` (``dotime.evaluation.compute_r2``); None when
+    ``SS_tot < 1e-12``."""
+    sst = float(np.sum((true - true.mean()) ** 2)) if true.size else 0.0
+    if sst < 1e-12:
+        return None
+    return 1.0 - float(np.sum((true - pred) ** 2)) / sst
+
+
+def bootstrap_ci(
+    values: np.ndarray, n: int = BOOTSTRAP_N, alpha: float = 0.05, seed: int = 0
+) -> tuple[float, float, float, float]:
+    """``(mean, std, low, high)``: percentile bootstrap of the mean at level ``1 - alpha``,
+    the same resampling as ``dotime.evaluation.bootstrap_ci`` (``default_rng(seed)``, an
+    ``(n, m)`` index draw), so equal inputs give equal numbers.  NaN for no values, ``(v, 0,
+    v, v)`` for one."""
+    arr = np.asarray(values, dtype=np.float64)
+    arr = arr[~np.isnan(arr)]
+    if arr.size == 0:
+        return (float("nan"),) * 4
+    if arr.size == 1:
+        v = float(arr[0])
+        return v, 0.0, v, v
+    idx = np.random.default_rng(seed).integers(0, arr.size, size=(n, arr.size))
+    means = arr[idx].mean(axis=1)
+    return (
+        float(arr.mean()),
+        float(arr.std()),
+        float(np.quantile(means, alpha / 2)),
+        float(np.quantile(means, 1 - alpha / 2)),
+    )
+
+
+def _ci(values: np.ndarray, transform=None) -> list[float] | None:
+    _, _, lo, hi = bootstrap_ci(values)
+    if lo != lo:
+        return None
+    return [transform(lo), transform(hi)] if transform else [lo, hi]
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float | None:
+    if a.size < 3 or np.std(a) == 0 or np.std(b) == 0:
+        return None
+    return float(np.corrcoef(a, b)[0, 1])
+
+
 def _group(q: dict[str, np.ndarray]) -> dict[str, Any]:
     y, p, yf, pe = q["y"], q["p"], q["yf"], q["pe"]
     n = int(y.size)
     if n == 0:
         return {"n": 0}
     err = p - y
-    sse = float(np.sum(err**2))
-    sst = float(np.sum((y - y.mean()) ** 2))
+    naive = q["naive"]
+    rmse_naive = float(np.sqrt(np.mean((naive - y) ** 2)))
+    rmse = float(np.sqrt(np.mean(err**2)))
     out: dict[str, Any] = {
         "n": n,
-        "rmse": float(np.sqrt(np.mean(err**2))),
+        "rmse": rmse,
         "mae": float(np.mean(np.abs(err))),
-        "nmse": float(np.mean(err**2 / q["var"])),
-        "r2": (1.0 - sse / sst) if sst > 0 else None,
+        "nmse": nmse(p, y),
+        "nmse_context": float(np.mean(err**2 / q["var"])),
+        "r2": r2(p, y),
         "direction_level": _dir(p, y),
         "direction_effect": _dir(pe, y - yf),
+        "rmse_naive": rmse_naive,
+        "lift_over_naive": (1.0 - rmse / rmse_naive) if rmse_naive > 0 else None,
+        "effect_error_corr": _corr(np.abs(y - yf), np.abs(err)),
+    }
+    lev_ok = np.abs(y) >= NEAR_ZERO
+    eff_ok = np.abs(y - yf) >= NEAR_ZERO
+    out["ci"] = {
+        "rmse": _ci(err**2, np.sqrt),
+        "mae": _ci(np.abs(err)),
+        "direction_level": _ci((np.sign(p) == np.sign(y))[lev_ok].astype(float)),
+        "direction_effect": _ci((np.sign(pe) == np.sign(y - yf))[eff_ok].astype(float)),
+        "level": 1.0 - BOOTSTRAP_ALPHA,
     }
     lo, hi = q.get("lo"), q.get("hi")
     if lo is not None and np.isfinite(lo).any():
@@ -549,6 +635,8 @@ def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
             "T",
             "itype",
             "null",
+            "naive",
+            "pairs",
         )
     }
     for r in recs:
@@ -558,6 +646,8 @@ def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
         x = np.asarray(row["x_obs"], dtype=np.float64)[: int(row["onset"])]
         ctx = x[:, int(row["query_column"])] if x.size else np.array([np.nan])
         v = float(np.nanvar(ctx)) if np.isfinite(ctx).sum() > 1 else 1.0
+        seen = ctx[np.isfinite(ctx)]
+        cols["naive"].append(np.full(m, float(seen[-1]) if seen.size else 0.0))
         off = np.asarray(row["query_offsets"])
         cols["y"].append(y)
         cols["p"].append(r["mean"])
@@ -575,6 +665,7 @@ def _flatten(recs: list[dict[str, Any]]) -> dict[str, np.ndarray]:
             ("T", int(row["T"])),
             ("itype", row["intervention_type"]),
             ("null", bool(row["null_effect"])),
+            ("pairs", str(row.get("pair_mode", ""))),
         ):
             cols[k].append(np.full(m, val, dtype=object))
     return {k: np.concatenate(v) if v else np.array([]) for k, v in cols.items()}

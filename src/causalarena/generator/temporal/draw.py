@@ -43,6 +43,7 @@ from causalarena.generator.temporal.simulate import _radius
 from causalarena.spec_temporal import (
     MECHANISMS,
     Driver,
+    RegimeChain,
     RegimeSwitch,
     TemporalIntervention,
     TemporalSCM,
@@ -268,6 +269,198 @@ def draw_temporal_scm(
     )
 
 
+#: DoTime's sticky transition prior: row ``i`` ~ Dirichlet(0.5, ..., 9 at ``i``, ..., 0.5).
+DOTIME_STAY_ALPHA, DOTIME_MOVE_ALPHA = 9.0, 0.5
+
+
+def draw_regimes_scm(
+    rng: np.random.Generator,
+    n_regimes: int,
+    *,
+    n_vars: int | None = None,
+    max_lag: int | None = None,
+    stability: Literal["rescale", "reject", "none"] = "rescale",
+    target_radius: float = 0.9,
+    max_attempts: int = 100,
+    scm_id: str = "tscm",
+) -> TemporalSCM:
+    """Draw a regime-switching SCM with ``n_regimes`` regimes, each with its own graph.
+
+    DoTime's regime-switching prior (``dotime.RegimeSwitchingSCMBuilder`` with live parent
+    weights, ``regime_canonical_weights=True``): ``N ~ U{3..10}`` and ``K ~ U{1..3}`` shared by
+    the regimes; per regime an edge probability ``p ~ Beta(2, 5)``, an instantaneous graph
+    that is Erdős–Rényi(``p``) over one random topological order shared by every regime (so
+    the union graph is acyclic; DoTime renames each regime's topological order to the same
+    canonical ``X0..X{N-1}``), lag-k edges Bernoulli(``p * 0.7**k``), weights ``N(0, 1)``,
+    biases ``N(0, 0.5**2)`` and mechanisms uniform over the nine (``square`` redrawn on a
+    feedback loop of the union graph, as in :func:`draw_temporal_scm`); one noise scale per
+    node for all regimes (roots of regime 0: ``0.1 + Exp(1)``, others ``0.01 + Exp(0.1)``);
+    transition row ``i`` ~ Dirichlet with 9 on the diagonal and 0.5 elsewhere, first regime
+    uniform.  No hidden variables, no drivers.  Each regime's lag weights are rescaled to
+    companion radius ``target_radius`` (``stability="rescale"``) as in
+    :func:`draw_temporal_scm`.
+
+    Returns
+    -------
+    TemporalSCM
+        ``kind="regime"`` with ``regimes`` set; its ``A0``/``A_lag`` are the union graphs.
+        ``metadata`` records ``prior`` (``"dotime"``), ``edge_prob`` (per regime),
+        ``rho_drawn`` (max over regimes), ``rescaled`` and ``mechanisms_drawn`` (every regime's,
+        regime after regime).
+
+    Raises
+    ------
+    SpecError
+        ``n_regimes < 2``, ``n_vars < 2``, ``max_lag < 1`` or no stable draw.
+    """
+    R = int(n_regimes)
+    if R < 2:
+        raise SpecError(None, "n_regimes", n_regimes, "a regime-switching SCM needs >= 2 regimes")
+    N = int(rng.integers(3, 11)) if n_vars is None else int(n_vars)
+    K = int(rng.integers(1, 4)) if max_lag is None else int(max_lag)
+    if N < 2 or K < 1:
+        raise SpecError(None, "n_vars", N, "need n_vars >= 2 and max_lag >= 1")
+    for _attempt in range(max_attempts):
+        order = rng.permutation(N)
+        alpha = np.full((R, R), DOTIME_MOVE_ALPHA)
+        np.fill_diagonal(alpha, DOTIME_STAY_ALPHA)
+        P = np.stack([rng.dirichlet(alpha[i]) for i in range(R)])
+        graphs = []
+        for _r in range(R):
+            p = float(rng.beta(2.0, 5.0))
+            A0 = np.zeros((N, N), dtype=np.int8)
+            A0[np.ix_(order, order)] = np.triu(rng.random((N, N)) < p, 1)
+            AL = np.zeros((K, N, N), dtype=np.int8)
+            for k in range(1, K + 1):
+                AL[k - 1] = rng.random((N, N)) < p * DOTIME_GAMMA**k
+            W0 = rng.normal(0.0, 1.0, (N, N)) * A0
+            WL = rng.normal(0.0, 1.0, (K, N, N)) * AL
+            bias = rng.normal(0.0, 0.5, N)
+            mech = [MECHANISMS[int(m)] for m in rng.integers(0, len(MECHANISMS), N)]
+            graphs.append([p, A0, AL, W0, WL, bias, mech])
+        U0 = np.any([g[1] for g in graphs], axis=0).astype(np.int8)
+        UL = np.any([g[2] for g in graphs], axis=0).astype(np.int8)
+        loop = np.isfinite(np.diag(min_lag_matrix(U0, UL)))
+        others = [m for m in MECHANISMS if m != "square"]
+        drawn = [m for g in graphs for m in g[6]]
+        for g in graphs:
+            g[6] = [
+                others[int(rng.integers(0, len(others)))] if m == "square" and loop[j] else m
+                for j, m in enumerate(g[6])
+            ]
+        roots = graphs[0][1].sum(axis=0) == 0
+        sigma = np.where(roots, 0.1 + rng.exponential(1.0, N), 0.01 + rng.exponential(0.1, N))
+        rhos = [_radius(g[3], g[4]) for g in graphs]
+        if stability == "reject" and max(rhos) > target_radius:
+            continue
+        rescaled = False
+        if stability == "rescale":
+            for g in graphs:
+                g[4], r0 = _rescale(g[3], g[4], target_radius)
+                rescaled = rescaled or r0 > target_radius
+        regs = [
+            {"A0": A0, "A_lag": AL, "W0": W0 + 0.0, "W_lag": WL + 0.0, "bias": b, "mechanisms": m}
+            for _p, A0, AL, W0, WL, b, m in graphs
+        ]
+        g0 = regs[0]
+        return TemporalSCM(
+            scm_id=scm_id,
+            kind="regime",
+            names=[f"X{i}" for i in range(N)],
+            max_lag=K,
+            A0=U0,
+            A_lag=UL,
+            W0=g0["W0"],
+            W_lag=g0["W_lag"],
+            bias=g0["bias"],
+            mechanisms=g0["mechanisms"],
+            noise_scale=sigma,
+            regimes=RegimeChain(regimes=regs, transition=P),
+            metadata={
+                "prior": "dotime",
+                "edge_prob": [g[0] for g in graphs],
+                "rho_drawn": float(max(rhos)),
+                "rescaled": rescaled,
+                "mechanisms_drawn": drawn,
+            },
+        )
+    raise SpecError(
+        None,
+        "stability",
+        stability,
+        f"no draw with radius <= {target_radius} in {max_attempts} attempts",
+    )
+
+
+#: DoTime's intervention sampler (``dotime.interventions.InterventionSampler`` defaults).
+DOTIME_IV_TYPES, DOTIME_IV_P = ("hard", "soft", "time_varying"), (0.5, 0.3, 0.2)
+DOTIME_PROFILES = ("step", "ramp", "sine", "trajectory")
+DOTIME_MIN_WINDOW = 10
+
+
+def draw_intervention_dotime(
+    rng: np.random.Generator, scm: TemporalSCM, T: int, *, max_targets: int = 2
+) -> TemporalIntervention:
+    """DoTime's intervention prior (``InterventionSampler``, used by its generic, regime and
+    wide suites), on observed variables.
+
+    Type hard / soft / time-varying with probabilities 0.5 / 0.3 / 0.2; ``m ~ U{1..2}``
+    distinct targets (uniform over the observed variables); window length
+    ``L ~ U{10..T-10}`` steps and start ``s ~ U{10..T-L}``; hard value ``2 z``, soft shift
+    ``z`` (``z ~ N(0, 1)``); time-varying profile uniform over step (-2 before
+    ``s + L // 2``, +2 from there), ramp (-2 to +2 over the window: ``v0 = -2``,
+    ``slope = 4 / L``), sine (``2 sin(2 pi (t - s) / L)``) and trajectory (``L`` values
+    ``2 z_i``, one per step).  Values are fixed at draw time (DoTime's values do not depend
+    on the data), so ``value_mode`` is not used.
+
+    Raises
+    ------
+    SpecError
+        ``T < 20`` (no room for a 10-step context and a 10-step window).
+    """
+    m0 = DOTIME_MIN_WINDOW
+    if T < 2 * m0:
+        raise SpecError(None, "T", T, f"DoTime's intervention prior needs T >= {2 * m0}")
+    obs = scm.observed
+    typ = DOTIME_IV_TYPES[int(rng.choice(3, p=DOTIME_IV_P))]
+    m = int(rng.integers(1, min(max_targets, len(obs)) + 1))
+    cols = [obs[int(c)] for c in rng.permutation(len(obs))[:m]]
+    L = int(rng.integers(m0, T - m0 + 1))
+    start = int(rng.integers(m0, T - L + 1))
+    kw: dict = {}
+    if typ == "hard":
+        value = 2.0 * float(rng.standard_normal())
+    elif typ == "soft":
+        value = float(rng.standard_normal())
+    else:
+        prof = DOTIME_PROFILES[int(rng.integers(0, 4))]
+        if prof == "step":
+            value = -2.0
+            kw = {"profile": "step", "jump": 4.0, "step_at": float(L // 2)}
+        elif prof == "ramp":
+            value = -2.0
+            kw = {"profile": "ramp", "slope": 4.0 / L}
+        elif prof == "sine":
+            value = 0.0
+            kw = {"profile": "sine", "amplitude": 2.0, "period": float(L), "phase": 0.0}
+        else:
+            value = 0.0
+            kw = {
+                "profile": "trajectory",
+                "trajectory": [float(x) for x in 2.0 * rng.standard_normal(L)],
+            }
+    return TemporalIntervention(
+        target=scm.names[cols[0]],
+        extra_targets=[scm.names[c] for c in cols[1:]],
+        type=typ,
+        value=value,
+        value_mode="prior",
+        start=start / T,
+        end=(start + L) / T,
+        **kw,
+    )
+
+
 def draw_intervention(
     rng: np.random.Generator,
     scm: TemporalSCM,
@@ -365,23 +558,36 @@ def select_query(
     T: int,
     *,
     offsets: tuple[int, ...] = (0, 1, 2, 5, 10),
+    last: bool = False,
 ) -> Query:
-    """Pick an observed strict descendant of the target (instantaneous or lagged path).
+    """Pick an observed strict descendant of the targets (instantaneous or lagged path) that
+    is not itself a target.
 
     Uses only the graph (never the interventional arm).  Query offsets are
-    ``min_lag + offsets`` steps after the onset ``t0``, kept where ``< T`` (at least the last
-    step).  ``y_true`` is then ``batch.interventional[e, query.times, query.column]``.
+    ``min_lag + offsets`` steps after the onset ``t0`` (``min_lag`` from the nearest
+    target), kept where ``< T`` (at least the last step); ``last=True`` queries the last step
+    ``T - 1`` only (DoTime's generic and regime suites), preferring descendants with
+    ``min_lag <= T - 1 - t0``.  ``y_true`` is then
+    ``batch.interventional[e, query.times, query.column]``.
     """
-    a = intervention.check_against(scm)
+    cols = intervention.columns(scm)
+    a = cols[0]
     D = scm.min_lag_matrix()
     obs = set(scm.observed)
-    cands = [j for j in scm.descendants(a) if j in obs]
+    lag_of = D[cols].min(axis=0)  # shortest lag from any target
+    cands = [j for j in range(scm.n_vars) if j in obs and j not in cols and np.isfinite(lag_of[j])]
+    t0, _ = intervention.window_steps(T)
+    if last and cands:  # prefer variables the intervention can reach by the last step
+        near = [j for j in cands if lag_of[j] <= T - 1 - t0]
+        cands = near or cands
     if cands:
         y = int(cands[int(rng.integers(0, len(cands)))])
-        lag = int(D[a, y])
+        lag = int(lag_of[y])
     else:
         y, lag = a, 0
-    t0, _ = intervention.window_steps(T)
+    if last:
+        times = np.array([T - 1], dtype=np.intp)
+        return Query(scm.names[y], y, times - t0, times, lag, not cands)
     off = np.array([lag + o for o in offsets], dtype=np.intp)
     times = t0 + off
     keep = times < T

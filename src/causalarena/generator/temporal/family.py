@@ -119,7 +119,8 @@ def mechanism_shares(scm_json: list[str]) -> dict[str, dict[str, float]]:
     Returns ``{mechanism: {"prior": p, "drawn": d, "realised": r}}``: ``prior`` the prior share
     (uniform over the prior's mechanism set, DoTime section 3.3), ``drawn`` the share among
     the mechanisms drawn before the ``square`` feedback rule (``metadata.mechanisms_drawn``;
-    NaN where not recorded), ``realised`` the share among the mechanisms of every node.
+    NaN where not recorded), ``realised`` the share among the mechanisms of every node (of
+    every regime, for SCMs with ``regimes``).
     """
     import json
 
@@ -129,7 +130,9 @@ def mechanism_shares(scm_json: list[str]) -> dict[str, dict[str, float]]:
     real: list[dict] = []
     for js in scm_json:
         d = json.loads(js)
-        real.append({"m": d["mechanisms"], "d": d.get("metadata", {}).get("mechanisms_drawn")})
+        regs = (d.get("regimes") or {}).get("regimes") or [d]
+        m = [x for g in regs for x in g["mechanisms"]]
+        real.append({"m": m, "d": d.get("metadata", {}).get("mechanisms_drawn")})
     r, dr = _shares(real, "m"), _shares(real, "d")
     structured = all(m in DOTIME_STRUCTURE_MECHANISMS or m == "linear" for m in r) and not dr
     space = DOTIME_STRUCTURE_MECHANISMS if structured else MECHANISMS

@@ -111,7 +111,12 @@ def _mech_groups(codes: np.ndarray) -> list[tuple[Any, np.ndarray]]:
 # ---------------------------------------------------------------------------------- packing
 @dataclass
 class _Packed:
-    """Padded, topologically relabelled parameters of a batch (layout: episode axis last)."""
+    """Padded, topologically relabelled parameters of a batch (layout: episode axis last).
+
+    ``W0``..``codes`` are regime 0's; with regime switching in the batch, ``W0r``..``codesr``
+    stack the ``R`` regimes (``R`` = the batch's largest number of regimes; an episode with
+    fewer regimes repeats its last one, never selected by its path).
+    """
 
     N: int
     K: int
@@ -121,23 +126,26 @@ class _Packed:
     WL: np.ndarray  # (K, N, N, E)
     bias: np.ndarray  # (N, E)
     codes: np.ndarray  # (N, E) int8
-    W0a: np.ndarray | None = None
-    WLa: np.ndarray | None = None
-    biasa: np.ndarray | None = None
+    W0r: np.ndarray | None = None  # (R, N, N, E)
+    WLr: np.ndarray | None = None  # (R, K, N, N, E)
+    biasr: np.ndarray | None = None  # (R, N, E)
+    codesr: np.ndarray | None = None  # (R, N, E) int8
+    codes_vary: bool = False  # whether mechanisms differ between regimes
 
 
 def _pack(scms: Sequence[TemporalSCM]) -> _Packed:
     E = len(scms)
     N = max(s.n_vars for s in scms)
     K = max(s.max_lag for s in scms)
-    has_reg = any(s.regime is not None for s in scms)
+    R = max(s.n_regimes for s in scms)
     W0 = np.zeros((N, N, E))
     WL = np.zeros((K, N, N, E))
     bias = np.zeros((N, E))
     codes = np.zeros((N, E), dtype=np.int8)
-    W0a = np.zeros_like(W0) if has_reg else None
-    WLa = np.zeros_like(WL) if has_reg else None
-    biasa = np.zeros_like(bias) if has_reg else None
+    W0r = np.zeros((R, N, N, E)) if R > 1 else None
+    WLr = np.zeros((R, K, N, N, E)) if R > 1 else None
+    biasr = np.zeros((R, N, E)) if R > 1 else None
+    codesr = np.zeros((R, N, E), dtype=np.int8) if R > 1 else None
     perm = []
     n = np.zeros(E, dtype=np.intp)
     for e, s in enumerate(scms):
@@ -150,25 +158,28 @@ def _pack(scms: Sequence[TemporalSCM]) -> _Packed:
         WL[:k, :m, :m, e] = a["W_lag"][:, o][:, :, o]
         bias[:m, e] = a["bias"][o]
         codes[:m, e] = a["mech"][o]
-        if has_reg:
-            b = s.arrays(1) if s.regime is not None else a
-            W0a[:m, :m, e] = b["W0"][np.ix_(o, o)]
-            WLa[:k, :m, :m, e] = b["W_lag"][:, o][:, :, o]
-            biasa[:m, e] = b["bias"][o]
-    return _Packed(N, K, n, perm, W0, WL, bias, codes, W0a, WLa, biasa)
+        if R > 1:
+            for r in range(R):
+                b = s.arrays(min(r, s.n_regimes - 1)) if s.n_regimes > 1 else a
+                W0r[r, :m, :m, e] = b["W0"][np.ix_(o, o)]
+                WLr[r, :k, :m, :m, e] = b["W_lag"][:, o][:, :, o]
+                biasr[r, :m, e] = b["bias"][o]
+                codesr[r, :m, e] = b["mech"][o]
+    vary = codesr is not None and bool(np.any(codesr != codesr[:1]))
+    return _Packed(N, K, n, perm, W0, WL, bias, codes, W0r, WLr, biasr, codesr, vary)
 
 
 @dataclass
 class _Arm:
-    """Per-arm inputs in internal layout: exogenous (S, N, E), regime (S, E) bool or None,
-    intervention arrays (S, E) and per-episode target position/type."""
+    """Per-arm inputs in internal layout: exogenous (S, N, E), regime index (S, E) int8 or
+    None, intervention arrays (S, E) and per-episode target positions/type."""
 
     exog: np.ndarray
     regime: np.ndarray | None
     hard_on: np.ndarray | None = None
     hard_val: np.ndarray | None = None
     soft_val: np.ndarray | None = None
-    tgt: np.ndarray | None = None  # (E,) internal position, -1 = none
+    tgt: np.ndarray | None = None  # (E, M) internal positions of the targets, -1 = none
     kind: np.ndarray | None = None  # (E,) 0 none, 1 hard/time-varying, 2 soft
 
 
@@ -181,17 +192,19 @@ class _Edges:
     order as when the episode is simulated alone, so sums are batch-independent bit for bit.
     """
 
-    def __init__(self, W: np.ndarray, Wa: np.ndarray | None, src_off: np.ndarray, N: int, E: int):
-        # W: (L, N, N, E) weights for L "slots" (lags); src_off: (L, E) history offset per slot
+    def __init__(self, W: np.ndarray, Wr: np.ndarray | None, src_off: np.ndarray, N: int, E: int):
+        # W: (L, N, N, E) weights for L "slots" (lags); Wr: (R, L, N, N, E) per-regime weights
+        # or None; src_off: (L, E) history offset per slot
         mask = W != 0
-        if Wa is not None:
-            mask |= Wa != 0
+        if Wr is not None:
+            mask |= (Wr != 0).any(axis=0)
         l_, i_, j_, e_ = np.nonzero(mask)
         o = np.lexsort((i_, l_, j_, e_))
         l_, i_, j_, e_ = l_[o], i_[o], j_[o], e_[o]
         self.e = e_
         self.w = W[l_, i_, j_, e_]
-        self.wa = Wa[l_, i_, j_, e_] if Wa is not None else None
+        self.wr = Wr[:, l_, i_, j_, e_] if Wr is not None else None  # (R, nnz)
+        self.pos = np.arange(e_.size)
         self.src = -src_off[l_, e_] * (N * E) + i_ * E + e_  # plus (row of "now") * N * E
         self.dst = j_ * E + e_
         self.NE = N * E
@@ -202,19 +215,22 @@ class _Edges:
 
 
 def _select(r: np.ndarray, P: _Packed, edges: _Edges):
-    return (
-        np.where(r, P.W0a, P.W0),
-        np.where(r, P.biasa, P.bias),
-        np.where(r[edges.e], edges.wa, edges.w),
-    )
+    """Regime-0-layout parameters of regime ``r`` (E,) int per episode: W0, bias, edge weights,
+    mechanism codes."""
+    ri = r.astype(np.intp)
+    W0 = np.take_along_axis(P.W0r, ri[None, None, None, :], axis=0)[0]
+    bias = np.take_along_axis(P.biasr, ri[None, None, :], axis=0)[0]
+    codes = np.take_along_axis(P.codesr, ri[None, None, :], axis=0)[0]
+    return W0, bias, edges.wr[ri[edges.e], edges.pos], codes
 
 
 def _interv_setup(arm: _Arm, N: int):
     hard_sel, soft_sel = {}, {}
     if arm.tgt is not None:
         for j in range(N):
-            hs = (arm.tgt == j) & (arm.kind == 1)
-            ss = (arm.tgt == j) & (arm.kind == 2)
+            on = (arm.tgt == j).any(axis=1)
+            hs = on & (arm.kind == 1)
+            ss = on & (arm.kind == 2)
             if hs.any():
                 hard_sel[j] = hs
             if ss.any():
@@ -235,10 +251,10 @@ def _run_discrete(P: _Packed, arm: _Arm, threshold: float) -> tuple[np.ndarray, 
     X = Xpad[K:]
     flat = Xpad.reshape(-1)
     off = np.broadcast_to(np.arange(1, K + 1)[:, None], (K, E))
-    edges = _Edges(P.WL, P.WLa, off, N, E)
+    edges = _Edges(P.WL, P.WLr, off, N, E)
     W0any = (P.W0 != 0).any(axis=2)
-    if P.W0a is not None:
-        W0any |= (P.W0a != 0).any(axis=2)
+    if P.W0r is not None:
+        W0any |= (P.W0r != 0).any(axis=(0, 3))
     inst = [[i for i in range(j) if W0any[i, j]] for j in range(N)]
     mechs = [_mech_groups(P.codes[j]) for j in range(N)]
     hard_sel, soft_sel = _interv_setup(arm, N)
@@ -250,7 +266,9 @@ def _run_discrete(P: _Packed, arm: _Arm, threshold: float) -> tuple[np.ndarray, 
             if arm.regime is not None:
                 r = arm.regime[t]
                 if reg_prev is None or not np.array_equal(r, reg_prev):
-                    W0, bias, w = _select(r, P, edges)
+                    W0, bias, w, codes = _select(r, P, edges)
+                    if P.codes_vary:
+                        mechs = [_mech_groups(codes[j]) for j in range(N)]
                     reg_prev = r
             pre = bias + edges.sum(flat, t + K, w).reshape(N, E)
             xt = X[t]
@@ -295,14 +313,14 @@ def _run_continuous(
     X = Xpad[D:]
     flat = Xpad.reshape(-1)
     W = np.concatenate([P.W0[None], P.WL], axis=0)
-    Wa = np.concatenate([P.W0a[None], P.WLa], axis=0) if P.W0a is not None else None
+    Wr = np.concatenate([P.W0r[:, None], P.WLr], axis=1) if P.W0r is not None else None
     off = np.concatenate([np.zeros((1, E), dtype=np.intp), delays.reshape(K, E)], axis=0)
-    edges = _Edges(W, Wa, off, N, E)
+    edges = _Edges(W, Wr, off, N, E)
     mechs = _mech_groups(P.codes)
     tdt = theta * dt  # (E,)
     hard = soft = None
     if arm.tgt is not None:
-        onehot = arm.tgt[None, :] == np.arange(N)[:, None]  # (N, E)
+        onehot = (arm.tgt[None, :, :] == np.arange(N)[:, None, None]).any(axis=2)  # (N, E)
         hard = onehot & (arm.kind == 1)[None, :]
         soft = (onehot & (arm.kind == 2)[None, :]).astype(np.float64)
         hard = hard if hard.any() else None
@@ -315,7 +333,9 @@ def _run_continuous(
             if arm.regime is not None:
                 r = arm.regime[n]
                 if reg_prev is None or not np.array_equal(r, reg_prev):
-                    _, bias, w = _select(r, P, edges)
+                    _, bias, w, codes = _select(r, P, edges)
+                    if P.codes_vary:
+                        mechs = _mech_groups(codes)
                     reg_prev = r
             x = X[n]
             pre = bias + edges.sum(flat, n + D, w).reshape(N, E)
@@ -428,7 +448,7 @@ class TemporalBatch:
         Resolved intervention value (``v``, ``delta`` or ``v0``), level used for positivity, and
         the positivity score/percentile (see :class:`TemporalIntervention`).
     regime : ndarray of shape (E, T), int8
-        Factual regime path (0/1) on the retained grid; ``regime_int`` that of the other arm.
+        Factual regime index path on the retained grid; ``regime_int`` that of the other arm.
     keys : list of tuple of int
     exog : ndarray of shape (E, burn + T, N_max), float64, or None
         Factual exogenous input (noise plus folded drivers), burn-in included, original column
@@ -481,7 +501,7 @@ def companion_radius(scm: TemporalSCM) -> float:
     """
     if "radius" not in scm._cache:
         rads = []
-        for r in (0, 1) if scm.regime is not None else (0,):
+        for r in range(scm.n_regimes):
             a = scm.arrays(r)
             rads.append(_radius(a["W0"], a["W_lag"]))
         scm._cache["radius"] = max(rads)
@@ -556,16 +576,36 @@ def _as_list_ivs(interventions, E: int) -> list[TemporalIntervention] | None:
 def _regime_path(
     scm: TemporalSCM, n_burn: int, n_ret: int, grid_len: float, rng_factory, p_scale: float
 ) -> np.ndarray | None:
-    """Regime path (n_burn + n_ret,) bool; ``grid_len`` = horizon in grid units for ``switch_at``."""
+    """Regime index path (n_burn + n_ret,) int8; ``grid_len`` = horizon in grid units for
+    ``switch_at``, ``p_scale`` the grid step in time units (1 in discrete time)."""
     reg = scm.regime
+    if scm.regimes is not None:
+        ch = scm.regimes
+        R = ch.n_regimes
+        P = np.asarray(ch.transition, dtype=np.float64)
+        if p_scale != 1.0:
+            P = np.eye(R) + p_scale * (P - np.eye(R))
+        init = np.full(R, 1.0 / R) if ch.initial is None else np.asarray(ch.initial, np.float64)
+        cum = np.cumsum(P, axis=1)
+        cum[:, -1] = 1.0
+        c0 = np.cumsum(init)
+        c0[-1] = 1.0
+        u = rng_factory().random(n_burn + n_ret)
+        path = np.zeros(n_burn + n_ret, dtype=np.int8)
+        d = int(np.searchsorted(c0, u[0], side="right"))
+        path[0] = d
+        for t in range(1, u.size):
+            d = int(np.searchsorted(cum[d], u[t], side="right"))
+            path[t] = d
+        return path
     if reg is None:
         return None
-    path = np.zeros(n_burn + n_ret, dtype=bool)
+    path = np.zeros(n_burn + n_ret, dtype=np.int8)
     if reg.mode == "time":
-        path[n_burn + int(round(reg.switch_at * grid_len)) :] = True
+        path[n_burn + int(round(reg.switch_at * grid_len)) :] = 1
     else:
         u = rng_factory().random(n_ret)
-        path[n_burn:] = (np.cumsum(u < reg.p_switch * p_scale) % 2).astype(bool)
+        path[n_burn:] = (np.cumsum(u < reg.p_switch * p_scale) % 2).astype(np.int8)
     return path
 
 
@@ -586,9 +626,7 @@ def _drivers(scm: TemporalSCM, t: np.ndarray) -> np.ndarray | None:
 def _group(scms: list[TemporalSCM], max_batch: int) -> list[np.ndarray]:
     groups = []
     for flag in (False, True):
-        idx = np.array(
-            [e for e, s in enumerate(scms) if (s.regime is not None) == flag], dtype=np.intp
-        )
+        idx = np.array([e for e, s in enumerate(scms) if (s.n_regimes > 1) == flag], dtype=np.intp)
         for c in range(0, idx.size, max_batch):
             groups.append(idx[c : c + max_batch])
     return [g for g in groups if g.size]
@@ -626,9 +664,11 @@ def _simulate(
     if noise is not None and len(noise) != E:
         raise SpecError(None, "noise", len(noise), f"need one noise array per SCM ({E})")
     tgt_col = np.full(E, -1, dtype=np.intp)
+    tgt_cols: list[list[int]] = [[] for _ in range(E)]
     if ivs is not None:
         for e, (s, iv) in enumerate(zip(scms, ivs, strict=True)):
-            tgt_col[e] = iv.check_against(s)
+            tgt_cols[e] = iv.columns(s)
+            tgt_col[e] = tgt_cols[e][0]
     S = n_burn + n_ret
     Nmax = max(s.n_vars for s in scms)
     ct = continuous is not None
@@ -680,7 +720,7 @@ def _simulate(
             stream_noise: int, stream_reg: int, P: _Packed = P, g: np.ndarray = g, G: int = G
         ) -> tuple[np.ndarray, np.ndarray | None]:
             ex = np.zeros((S, P.N, G))
-            reg = np.zeros((S, G), dtype=bool) if P.W0a is not None else None
+            reg = np.zeros((S, G), dtype=np.int8) if P.W0r is not None else None
             for c, e in enumerate(g):
                 x = exog_for(e, stream_noise)
                 ex[:, : P.n[c], c] = x[:, P.perm[c]]
@@ -717,12 +757,14 @@ def _simulate(
             hard_on = np.zeros((S, G), dtype=bool)
             hard_val = np.zeros((S, G))
             soft_val = np.zeros((S, G))
-            tgt = np.full(G, -1, dtype=np.intp)
+            M = max(len(tgt_cols[e]) for e in g)
+            tgt = np.full((G, M), -1, dtype=np.intp)
             kind = np.zeros(G, dtype=np.int8)
             for c, e in enumerate(g):
                 iv = ivs[e]
                 col = tgt_col[e]
-                tgt[c] = int(np.flatnonzero(P.perm[c] == col)[0])
+                for m, cm in enumerate(tgt_cols[e]):
+                    tgt[c, m] = int(np.flatnonzero(P.perm[c] == cm)[0])
                 if ct:
                     a, b = iv.window_times(horizon)
                     on = (grid_t >= a - 1e-9 * dt) & (grid_t < b - 1e-9 * dt) & (grid_t >= 0)

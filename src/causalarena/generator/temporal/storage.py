@@ -11,7 +11,13 @@ the same exogenous noise (counterfactual pairs).  ``times`` (continuous suites) 
 observation times, ``mask`` (``dot-observed``) the missingness (True = missing); both are null
 elsewhere.  ``adjacency_inst``/``adjacency_lag`` are the graph induced on the released
 variables (``A0[i, j] = 1`` iff ``X^i_t -> X^j_t``, ``A_lag[k-1, i, j] = 1`` iff
-``X^i_{t-k} -> X^j_t``); edges through hidden nodes are not shown.  ``query_times`` are row
+``X^i_{t-k} -> X^j_t``); edges through hidden nodes are not shown.  ``intervention_targets``
+lists every intervened variable (``intervention_target`` is the first).  Regime-switching
+episodes (``n_regimes > 1``) carry the realised regime of every row (``regime_path`` for
+``x_obs``, ``regime_path_int`` for ``x_int``; equal in counterfactual pairs) and each regime's
+graph (``regime_adjacency_inst`` ``(R, n, n)``, ``regime_adjacency_lag`` ``(R, K, n, n)``; at
+row ``t`` the active graph is ``regime_adjacency_*[regime_path[t]]``, and ``adjacency_*`` is the
+union over regimes); these are null for ``n_regimes = 1``.  ``query_times`` are row
 indices into the trajectories; ``y_true = x_int[query_times, query_column]`` (float64, exact)
 and ``y_factual`` the same rows of the factual arm (complete even where ``mask`` hides them).
 
@@ -94,6 +100,12 @@ EPISODE_SCHEMA = pa.schema(
         ("drift", pa.float64()),
         ("attempts", pa.int32()),
         ("scm", pa.string()),
+        ("intervention_targets", pa.list_(pa.string())),
+        ("n_regimes", pa.int32()),
+        ("regime_path", pa.list_(pa.int8())),
+        ("regime_path_int", pa.list_(pa.int8())),
+        ("regime_adjacency_inst", pa.list_(pa.list_(pa.list_(pa.int8())))),
+        ("regime_adjacency_lag", pa.list_(pa.list_(pa.list_(pa.list_(pa.int8()))))),
     ]
 )
 
@@ -125,6 +137,11 @@ def episode_columns(ep: SuiteEpisode) -> dict[str, Any]:
     a = s.arrays()
     A0 = a["A0"][np.ix_(obs, obs)]
     AL = a["A_lag"][:, obs][:, :, obs]
+    RA0 = RAL = None
+    if s.n_regimes > 1:
+        G0, GL = s.regime_graphs()
+        RA0 = G0[:, obs][:, :, obs]
+        RAL = GL[:, :, obs][:, :, :, obs]
     iv = ep.intervention
     return {
         "episode_id": ep.episode_id,
@@ -167,6 +184,14 @@ def episode_columns(ep: SuiteEpisode) -> dict[str, Any]:
         "drift": ep.diagnostics.get("drift", float("nan")),
         "attempts": ep.attempt + 1,
         "scm": s.to_json(),
+        "intervention_targets": list(iv.targets),
+        "n_regimes": s.n_regimes,
+        "regime_path": None if ep.regime_path is None else ep.regime_path.astype(np.int8),
+        "regime_path_int": None
+        if ep.regime_path_int is None
+        else ep.regime_path_int.astype(np.int8),
+        "regime_adjacency_inst": RA0,
+        "regime_adjacency_lag": RAL,
     }
 
 
@@ -182,8 +207,10 @@ def episodes_to_arrow(episodes: Iterable[SuiteEpisode]) -> pa.Table:
             arrays.append(_nested(v, pa.bool_()))
         elif f.name == "adjacency_inst":
             arrays.append(_nested(v, pa.int8()))
-        elif f.name == "adjacency_lag":
-            arrays.append(pa.array([x.tolist() for x in v], type=f.type))
+        elif f.name in ("adjacency_lag", "regime_adjacency_inst", "regime_adjacency_lag"):
+            arrays.append(pa.array([None if x is None else x.tolist() for x in v], type=f.type))
+        elif f.name in ("regime_path", "regime_path_int"):
+            arrays.append(pa.array([None if x is None else x.tolist() for x in v], type=f.type))
         else:
             arrays.append(pa.array(v, type=f.type))
     return pa.Table.from_arrays(arrays, schema=EPISODE_SCHEMA)
@@ -220,6 +247,9 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
     out["adjacency_lag"] = np.asarray(row["adjacency_lag"], dtype=np.int8)
     for k in ("query_offsets", "query_times"):
         out[k] = np.asarray(row[k], dtype=np.intp)
+    for k in ("regime_path", "regime_path_int", "regime_adjacency_inst", "regime_adjacency_lag"):
+        if row.get(k) is not None:
+            out[k] = np.asarray(row[k], dtype=np.int8)
     for k in ("y_true", "y_factual"):
         out[k] = np.asarray(row[k], dtype=np.float64)
     out["intervention"] = (
@@ -297,6 +327,13 @@ ZARR_DOCS: dict[str, str] = {
     "y_true": "exact target x_int[query_times, query_column] (float64; NaN past n_queries)",
     "y_factual": "x_obs at the query rows, complete (float64; NaN past n_queries)",
     "query_valid": "True for the episode's queries (query < n_queries)",
+    "intervention_targets": "every intervened variable, as a JSON list",
+    "n_regimes": "number of regimes of the SCM (1 without switching)",
+    "regime": "regime index r (dimension coordinate)",
+    "regime_path": "regime of each row of x_obs (-1 padding)",
+    "regime_path_int": "regime of each row of x_int (-1 padding)",
+    "regime_adjacency_inst": "regime r's A0[i, j] = 1 iff X^i_t -> X^j_t while regime r is active",
+    "regime_adjacency_lag": "regime r's A_lag[k-1, i, j] = 1 iff X^i_{t-k} -> X^j_t (0 padding)",
     "structure": "identification structure",
     "identifiable": "whether the effect is identifiable from the observed variables",
     "null_effect": "whether the intervention cannot change the query",
@@ -316,6 +353,10 @@ ZARR_PADDING: dict[str, str] = {
     "query_offsets": "-1 where query_valid is False",
     "y_true": "NaN where query_valid is False",
     "y_factual": "NaN where query_valid is False",
+    "regime_path": "-1 at time >= n_times or for episodes without switching",
+    "regime_path_int": "-1 at time >= n_times or for episodes without switching",
+    "regime_adjacency_inst": "0 at regime >= n_regimes or variable / variable_to >= n_vars",
+    "regime_adjacency_lag": "0 at regime >= n_regimes, lag > max_lag or variable >= n_vars",
 }
 
 
@@ -378,6 +419,12 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
         "query_offsets",
         "y_true",
         "y_factual",
+        "intervention_targets",
+        "n_regimes",
+        "regime_path",
+        "regime_path_int",
+        "regime_adjacency_inst",
+        "regime_adjacency_lag",
         *_EPISODE_VARS,
     ]
     meta = pa.concat_tables([pq.read_table(p, columns=small) for p in shard_paths])
@@ -499,6 +546,35 @@ def write_zarr(path: str | os.PathLike, shard_paths: list[Path]) -> list[Path]:
             0,
             coords,
         )[...] = _padded(meta["adjacency_lag"], (E, Lm, Nm, Nm), "int8", 0)
+    arr("intervention_targets", (E,), str, ("episode",), "", "episode_id")[...] = np.asarray(
+        [json.dumps(list(v or [])) for v in meta["intervention_targets"].to_pylist()], dtype=str
+    )
+    Rs = np.asarray([v or 1 for v in meta["n_regimes"].to_pylist()], dtype=np.int64)
+    arr("n_regimes", (E,), "int32", ("episode",), 1, "episode_id")[...] = Rs.astype(np.int32)
+    Rm = int(Rs.max()) if E else 1
+    if Rm > 1:
+        arr("regime", (Rm,), "int32", ("regime",), 0)[...] = np.arange(Rm, dtype=np.int32)
+        for name in ("regime_path", "regime_path_int"):
+            arr(name, (E, Tm), "int8", ("episode", "time"), -1, "episode_id")[...] = _padded(
+                meta[name], (E, Tm), "int8", -1
+            )
+        arr(
+            "regime_adjacency_inst",
+            (E, Rm, Nm, Nm),
+            "int8",
+            ("episode", "regime", "variable", "variable_to"),
+            0,
+            coords,
+        )[...] = _padded(meta["regime_adjacency_inst"], (E, Rm, Nm, Nm), "int8", 0)
+        if Lm:
+            arr(
+                "regime_adjacency_lag",
+                (E, Rm, Lm, Nm, Nm),
+                "int8",
+                ("episode", "regime", "lag", "variable", "variable_to"),
+                0,
+                coords,
+            )[...] = _padded(meta["regime_adjacency_lag"], (E, Rm, Lm, Nm, Nm), "int8", 0)
     for name, (dtype, fill) in _EPISODE_VARS.items():
         col = meta[name].to_pylist()
         values = np.asarray([fill if x is None else x for x in col], dtype=dtype)

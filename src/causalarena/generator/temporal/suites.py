@@ -12,11 +12,12 @@ that DoTime suite (Thumm et al., 2026, and the ``dotime`` 0.2.0 suite registry):
 structures and their split, pair mode, query protocol and offsets; every deliberate difference
 is listed in :attr:`TemporalSuite.deviations` and printed in the card.  DoTime's names resolve
 to these suites (:func:`resolve_suite_name`).  A suite that does not reproduce a DoTime design
-has a name of its own (``dot-regime2``; :data:`NOT_REPRODUCED` says why).
+has a name of its own (``dot-regime2``, two regimes on one graph).
 
 Design cell of an index (:meth:`TemporalSuite.cell`): with ``structures`` the structure of
 (latent) index ``i`` is ``structures[i % len(structures)]``; with several ``schedules`` the
-grid is ``schedules[(i // len(structures)) % len(schedules)]``; with observation ``cells`` the
+grid is ``schedules[(i // len(structures)) % len(schedules)]``; with ``regimes`` (numbers of
+regimes) the regime count is ``regimes[i % len(regimes)]``; with observation ``cells`` the
 cell is ``cells[i % len(cells)]`` and the latent episode ``i // len(cells)`` (all cells of a
 latent episode observe the same trajectories).
 
@@ -39,6 +40,8 @@ Query protocols (``options["query"]``)
                 :data:`DOTIME_QUERY_OFFSETS` (back-door 0, front-door/mediator 1-5, IV 0-5,
                 others 0), raised to the structure's shortest ``A -> Y`` lag.
 ``window_end``  a descendant as in ``offsets``, read at the intervention window's last step.
+``last``        a descendant as in ``offsets`` (never a target), read at the last step
+                ``T - 1`` (DoTime's generic and regime episodes, ``episode_from_pair``).
 ``uniform``     (continuous) the outcome ``Y`` at a row uniform over ``[onset, M - 1]``.
 Query rows past the end are clamped to the last row.  In the null-effect structures ``Y`` is
 not a descendant and the true effect is exactly 0.
@@ -57,6 +60,8 @@ from causalarena.errors import AuditError
 from causalarena.generator.temporal.draw import (
     Query,
     draw_intervention,
+    draw_intervention_dotime,
+    draw_regimes_scm,
     draw_temporal_scm,
     select_query,
 )
@@ -85,7 +90,7 @@ SPLIT_STREAM = 21
 DISCRETE_OFFSETS = (0, 1, 2, 5, 10)
 CONTINUOUS_OFFSETS = (0, 2, 5, 10, 20)
 #: Version of every temporal suite (one version, so ``dot-all`` builds one release).
-SUITE_VERSION = "1.1.0"
+SUITE_VERSION = "1.2.0"
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,9 @@ class TemporalSuite:
         names = o.get("structures")
         if names:
             out["structure"] = names[out["latent"] % len(names)]
+        regs = o.get("regimes")
+        if regs:
+            out["n_regimes"] = int(regs[out["latent"] % len(regs)])
         scheds = o.get("schedules")
         if scheds and len(scheds) > 1:
             out["schedule"] = scheds[(i // len(names or (1,))) % len(scheds)]
@@ -290,6 +298,14 @@ _IV_MIX = (
     "reproduced."
 )
 
+_IV_DOTIME = (
+    "Interventions follow DoTime's InterventionSampler: hard / soft / time-varying 0.5 / 0.3 / "
+    "0.2 on 1-2 distinct targets (intervention_targets), window length U{10..T-10} from "
+    "U{10..T-L}, hard value 2 z, soft shift z, time-varying profile uniform over step / ramp / "
+    "sine / trajectory with DoTime's parameters; targets are drawn among observed variables."
+)
+_REGIMES = (2, 3, 5)
+
 TEMPORAL_SUITES: dict[str, TemporalSuite] = {
     s.name: s
     for s in (
@@ -299,7 +315,12 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
             20260801,
             "generic",
             _scales(100, 100_000),
-            options={"prior": "dotime", "pair_mode": "interventional", "query": "offsets"},
+            options={
+                "prior": "dotime",
+                "pair_mode": "interventional",
+                "query": "offsets",
+                "iv_prior": "dotime",
+            },
             description="DoTime's generic prior: diverse/chain/regime temporal SCMs, N 3-10, "
             "K 1-3 (dot-Generic-100k design).",
             dotime="dot-Generic-100k",
@@ -317,8 +338,12 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
                 "table.",
                 "Non-root noise is Gaussian with scale 0.01 + Exp(0.1) (DoTime mixes Gaussian, "
                 "uniform and Laplace noise of that scale) and no per-edge dropout.",
-                "Query: one observed descendant of the target at min_lag + (0, 1, 2, 5, 10) "
-                "steps after onset (kept where < T).",
+                "Query: one observed descendant of the targets (never a target) at min_lag + "
+                "(0, 1, 2, 5, 10) steps after onset (kept where < T); DoTime queries the last "
+                "step's most-affected non-target variable (chosen from the intervened arm).",
+                _IV_DOTIME,
+                "Regime-switching draws (15%) are this package's two-regime SCMs on one graph; "
+                "dot-regimes holds DoTime's multi-regime design.",
                 _TIME_ROWS,
                 _PAIR_BOTH,
             ),
@@ -362,7 +387,62 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
                 "query": "offsets",
             },
             description="Two-regime switching temporal SCMs (time or Markov switch, one "
-            "graph); not DoTime's dot-RegimeSwitch-v1 design.",
+            "graph); not DoTime's dot-RegimeSwitch-v1 design (that is dot-regimes).",
+        ),
+        TemporalSuite(
+            "dot-regimes",
+            SUITE_VERSION,
+            20260809,
+            "generic",
+            _scales(99, 9_999),
+            group=len(_REGIMES),
+            options={
+                "kind": "regimes",
+                "regimes": _REGIMES,
+                "prior": "dotime",
+                "pair_mode": "interventional",
+                "query": "last",
+                "iv_prior": "dotime",
+            },
+            description="Regime-switching temporal SCMs with 2, 3 or 5 regimes, each with its "
+            "own graph, 3 x 3,333, with the realised regime path released "
+            "(dot-RegimeSwitch-v1 design).",
+            dotime="dot-RegimeSwitch-v1",
+            dotime_design=(
+                "version 1.0.0: 9,999 = 3 x 3,333 episodes with 2, 3 and 5 regimes, T = 200",
+                "per-regime graphs and mechanisms (edge probability ~ Beta(2, 5) per regime), "
+                "N ~ U{3..10}, K ~ U{1..3}, shared noise scales; sticky Markov switching "
+                "(transition rows ~ Dirichlet(9 on the diagonal, 0.5 elsewhere), first regime "
+                "uniform, burn-in included)",
+                "pairs: independent interventional draw with its own regime path (pair mode "
+                "interventional); InterventionSampler interventions (1-2 targets; hard / soft "
+                "/ step / ramp / sine / trajectory); one query at the last step; encoding step",
+            ),
+            deviations=(
+                "Regime graphs share one random topological order, so the union graph is "
+                "acyclic (DoTime renames every regime's order to the same X0..X{N-1}, which is "
+                "the same constraint); regime r's graph is regime_adjacency_inst[r] / "
+                "regime_adjacency_lag[r], adjacency_inst / adjacency_lag are the union.",
+                "Mechanisms read their parents (DoTime's fix regime_canonical_weights=True); "
+                "DoTime's released 1.0.0 regime episodes have parent weights keyed to the wrong "
+                "names, so every variable there is independent noise.",
+                "The realised regime paths are released (regime_path for x_obs, "
+                "regime_path_int for x_int; DoTime keeps them internal).",
+                "Noise is Gaussian with DoTime's scales (no uniform/Laplace mix, no per-edge "
+                "dropout).",
+                "square is not assigned to a node on a feedback loop of the union graph (it "
+                "redraws among the other eight), so its realised share is far below 1/9: see "
+                "the mechanism table (all regimes' nodes).",
+                "Query: an observed descendant of the targets in the union graph, never a "
+                "target, at the last step (DoTime picks the most-affected non-target variable "
+                "from the intervened arm).",
+                _IV_DOTIME,
+                _STABILITY + " Rescaling is per regime; a switching path can still diverge and "
+                "is then redrawn.",
+                "Regime counts are interleaved by index (index i has (2, 3, 5)[i % 3] regimes); "
+                "DoTime writes them in three consecutive blocks.",
+                _TIME_ROWS,
+            ),
         ),
         TemporalSuite(
             "dot-continuous",
@@ -482,6 +562,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
                 "p_hidden": 0.0,
                 "pair_mode": "counterfactual",
                 "query": "window_end",
+                "iv_prior": "dotime",
             },
             description="Wide generic SCMs: N 12-40 variables, K 1-8 lags, no latent "
             "variables, queried at the window's last step (dot-Wide-v1 design).",
@@ -495,6 +576,9 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
                 "K ~ U{1..8} and N ~ U{12..40}; DoTime's hardening configuration (its noise "
                 "and weight scales) is replaced by the DoTime prior with spectral-radius "
                 "rescaling.",
+                _IV_DOTIME,
+                "Query: an observed descendant of the targets (never a target) at the window's "
+                "last step (DoTime: the most-affected non-target variable there).",
                 _STABILITY,
                 _TIME_ROWS,
             ),
@@ -544,12 +628,7 @@ TEMPORAL_SUITES: dict[str, TemporalSuite] = {
 #: DoTime suite names -> this package's suite (build/load accept either).
 DOTIME_ALIASES: dict[str, str] = {s.dotime: s.name for s in TEMPORAL_SUITES.values() if s.dotime}
 #: DoTime suites whose design no suite here reproduces, with the reason.
-NOT_REPRODUCED: dict[str, str] = {
-    "dot-RegimeSwitch-v1": (
-        "dot-RegimeSwitch-v1 (thirds with 2, 3 and 5 regimes and per-regime graphs) is not "
-        "reproduced; the nearest suite is dot-regime2 (two regimes on one graph)"
-    ),
-}
+NOT_REPRODUCED: dict[str, str] = {}
 
 
 def resolve_suite_name(name: str) -> str:
@@ -580,7 +659,8 @@ class SuiteEpisode:
     ``x_obs``/``x_int`` are ``(M, n_obs)`` float64: the factual arm (with NaN where ``mask``)
     and the intervened arm, at the rows given by ``times`` (step indices in discrete time).
     ``query_times`` are row indices.  ``onset``/``window_end`` are the first row at or after
-    the window's start/end.
+    the window's start/end.  ``regime_path``/``regime_path_int`` are the realised regime of
+    each row of ``x_obs``/``x_int`` (discrete regime-switching SCMs; None otherwise).
     """
 
     suite: str
@@ -609,6 +689,8 @@ class SuiteEpisode:
     percentile: float
     level: float
     diagnostics: dict[str, float]
+    regime_path: np.ndarray | None = None  # (M,) int8 regime of x_obs per row (switching SCMs)
+    regime_path_int: np.ndarray | None = None  # (M,) int8 regime of x_int per row
 
     @property
     def episode_id(self) -> str:
@@ -625,6 +707,8 @@ def _resolved(iv: TemporalIntervention, value: float) -> TemporalIntervention:
 def _label(scm: TemporalSCM) -> tuple[str, bool | None, bool]:
     if scm.structure is not None:
         return scm.structure.name, scm.structure.identifiable, scm.structure.null_effect
+    if scm.regimes is not None:  # DoTime's structure label of a regime episode
+        return f"regime_{scm.regimes.n_regimes}", None, False
     return scm.kind, None, False
 
 
@@ -656,16 +740,26 @@ def _draw_generic(
         r = episode_stream(ss, (i,), S_SUITE)
         n_vars = int(r.integers(o["n_range"][0], o["n_range"][1] + 1))
         max_lag = int(r.integers(o["k_range"][0], o["k_range"][1] + 1))
-    kw: dict[str, Any] = {"kind": o.get("kind"), "n_vars": n_vars, "max_lag": max_lag}
-    if "p_hidden" in o:
-        kw["p_hidden"] = o["p_hidden"]
-    s = draw_temporal_scm(
-        episode_stream(ss, (i, a), S_DRAW),
-        scm_id=f"{suite.name}-{i}-{a}",
-        prior=o.get("prior", "default"),
-        **kw,
-    )
-    iv = draw_intervention(episode_stream(ss, (i, a), S_IV), s)
+    if o.get("kind") == "regimes":
+        s = draw_regimes_scm(
+            episode_stream(ss, (i, a), S_DRAW),
+            suite.cell(i)["n_regimes"],
+            scm_id=f"{suite.name}-{i}-{a}",
+        )
+    else:
+        kw: dict[str, Any] = {"kind": o.get("kind"), "n_vars": n_vars, "max_lag": max_lag}
+        if "p_hidden" in o:
+            kw["p_hidden"] = o["p_hidden"]
+        s = draw_temporal_scm(
+            episode_stream(ss, (i, a), S_DRAW),
+            scm_id=f"{suite.name}-{i}-{a}",
+            prior=o.get("prior", "default"),
+            **kw,
+        )
+    if o.get("iv_prior") == "dotime":
+        iv = draw_intervention_dotime(episode_stream(ss, (i, a), S_IV), s, suite.T)
+    else:
+        iv = draw_intervention(episode_stream(ss, (i, a), S_IV), s)
     return s, iv
 
 
@@ -763,7 +857,14 @@ def _query_for(suite: TemporalSuite, ss, i, a, s, iv, T) -> Query:
         off = times - t0
         off = np.unique(off)
         return Query(s.structure.outcome, y, off, t0 + off, lag, False)
-    q = select_query(episode_stream(ss, (i, a), S_QUERY), s, iv, T, offsets=DISCRETE_OFFSETS)
+    q = select_query(
+        episode_stream(ss, (i, a), S_QUERY),
+        s,
+        iv,
+        T,
+        offsets=DISCRETE_OFFSETS,
+        last=proto == "last",
+    )
     if proto == "window_end":  # the window's last step (DoTime dot-Wide-v1)
         last = int(t1) - 1
         return Query(
@@ -882,6 +983,8 @@ def _discrete(suite: TemporalSuite, ss, idx: list[int]) -> list[SuiteEpisode]:
                 percentile=float(b.percentile[e]),
                 level=float(b.level[e]),
                 diagnostics={k: float(v[e]) for k, v in b.diagnostics.items()},
+                regime_path=b.regime[e].copy() if s.n_regimes > 1 else None,
+                regime_path_int=b.regime_int[e].copy() if s.n_regimes > 1 else None,
             )
         )
     return out
