@@ -73,13 +73,10 @@ from typing import Any
 
 import numpy as np
 
-try:
-    import torch
-    from torch import nn
-except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "causalarena.baselines.pfn needs torch: pip install 'causalarena[pfn]'"
-    ) from exc
+from causalarena._extras import require
+
+torch = require("torch", "pfn", "causalarena.baselines.pfn")
+nn = torch.nn
 
 __all__ = [
     "ARMS",
