@@ -111,13 +111,19 @@ def test_converted_causalab_suite_has_no_reserved_half():
 
 
 # ----------------------------------------------------------------------------- scenarios
-def _private_folder(root, kind: str, n: int = 2):
-    """A throwaway reserved pool: ``n`` public scenario files under new ids."""
+def _private_folder(root, kind: str, n: int = 2, *, vary: bool = True):
+    """A throwaway reserved pool: ``n`` public formula scenario files under new ids, with the
+    first declared constant raised by 0.1% (``vary``) so they are new SCMs, not renamed ones."""
+    import re
+
     for f in scenario_files(kind)[:n]:
         new = f"{f.stem}_private"
         dest = root / kind / f.parent.name / f"{new}.yaml"
         dest.parent.mkdir(parents=True, exist_ok=True)
         text = f.read_text().replace(f"id: {f.stem}\n", f"id: {new}\n", 1)
+        if vary:
+            m = re.search(r"\{value: ([-0-9.eE+]+),", text)
+            text = text[: m.start(1)] + repr(float(m.group(1)) * 1.001) + text[m.end(1) :]
         assert text != f.read_text()
         dest.write_text(text)
     return root
@@ -201,6 +207,11 @@ def test_private_folder_must_not_repeat_a_public_scenario(tmp_path, monkeypatch)
     monkeypatch.setenv(RESERVED_ENV, str(tmp_path))
     with pytest.raises(ReleaseError, match="also a public scenario"):
         reserved_units("arena-semantic", "mini")
+    # the same SCM under another id (only names differ): refused by its fingerprint
+    renamed = _private_folder(tmp_path / "renamed", "formula", n=1, vary=False)
+    monkeypatch.setenv(RESERVED_ENV, str(renamed))
+    with pytest.raises(ReleaseError, match="compiles to the same SCM as the public scenario"):
+        reserved_units("arena-formula", "mini")
     monkeypatch.setenv(RESERVED_ENV, str(f.parents[2]))  # the package's own folder
     with pytest.raises(ReleaseError, match="inside the package"):
         reserved_units("arena-semantic", "mini")

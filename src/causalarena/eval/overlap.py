@@ -62,6 +62,11 @@ def corpus_fingerprints(source: str | os.PathLike, *, n: int | None = None) -> d
                 index[lv].add(h)
             items += 1
         return {"kind": "stream", "source": str(src), "items": items, "index": index}
+    if not src.exists():
+        raise ValueError(
+            f"{src}: no such file or folder (expected a corpus folder or a .json "
+            "stream configuration)"
+        )
     if not src.is_dir():
         raise ValueError(f"{src}: not a corpus folder or a .json stream configuration")
     import pyarrow.parquet as pq

@@ -273,7 +273,13 @@ def check_output_folder(out: Path, suite: str, version: str, scale: str) -> dict
     mine = {"suite": suite, "version": version, "scale": scale}
     theirs = {k: m.get(k) for k in mine}
     if theirs != mine:
-        raise ReleaseError(f"{out}: holds {theirs}, not {mine}; choose another folder")
+
+        def show(d: dict) -> str:
+            return f"{d['suite']} {d['version']} ({d['scale']})"
+
+        raise ReleaseError(
+            f"{out}: holds the release {show(theirs)}, not {show(mine)}; choose another folder"
+        )
     return m
 
 

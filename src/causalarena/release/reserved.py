@@ -89,8 +89,13 @@ def read_key(path: str | os.PathLike) -> bytes:
     path = Path(path)
     try:
         text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReleaseError(f"{path}: cannot read the reserved key ({exc})") from None
+    except UnicodeDecodeError:
+        raise ReleaseError(
+            f"{path}: not a reserved key file (binary content; a key file holds 64 hex "
+            "characters, create one with `causalarena release keygen KEYFILE`)"
+        ) from None
+    except OSError as exc:
+        raise ReleaseError(f"{path}: cannot read the reserved key ({exc.strerror})") from None
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     try:
         key = bytes.fromhex("".join(lines))
@@ -349,7 +354,7 @@ def _check_reserved_folder(outp: Path, mark: dict[str, Any]) -> None:
     for k in ("suite", "version", "scale", "key_id"):
         if old.get(k) != mark[k]:
             raise ReleaseError(
-                f"{outp}: holds a reserved build with {k} {old.get(k)!r}, not {mark[k]!r}; "
+                f"{outp}: holds a reserved build with {k} {old.get(k)}, not {mark[k]}; "
                 "choose another folder"
             )
 

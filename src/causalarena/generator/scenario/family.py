@@ -401,7 +401,34 @@ def reserved_files(kind: str) -> list[Path]:
                 f"{f}: reserved scenario {f.stem!r} is also a public scenario file; a reserved "
                 "scenario must not be derivable from the repository"
             )
+    public_fps = _exact_fingerprints(public)
+    for fp, f in _exact_fingerprints(files).items():
+        twin = public_fps.get(fp)
+        if twin is not None:
+            raise ReleaseError(
+                f"{f}: reserved scenario {f.stem!r} compiles to the same SCM as the public "
+                f"scenario {twin.parent.name}/{twin.stem} (only names or ids differ); a "
+                "reserved scenario must not be derivable from the repository"
+            )
     return files
+
+
+def _exact_fingerprints(files: list[Path]) -> dict[Any, Path]:
+    """``{exact fingerprint: file}`` of the scenarios that compile (the gate reports the
+    others); the fingerprint ignores ids and variable names (:mod:`causalarena.fingerprint`)."""
+    from causalarena.errors import CausalArenaError
+    from causalarena.fingerprint import fingerprint
+    from causalarena.generator.scenario.compile import compile_scenario
+    from causalarena.generator.scenario.schema import load_scenario
+
+    out: dict[Any, Path] = {}
+    for f in files:
+        try:
+            spec = compile_scenario(load_scenario(f))
+        except (CausalArenaError, ValueError):
+            continue
+        out.setdefault(fingerprint(spec.model_dump_json())["exact"], f)
+    return out
 
 
 def reserved_units(suite: str, scale: str, options: Any = None) -> list[Unit]:
