@@ -176,7 +176,7 @@ def plot_suite_trajectories(rows: Sequence[Mapping[str, Any]], path: str | Path)
     the number of interventions; one line per ``agent / config``; PNG at ``path``."""
     from causalarena._extras import require
 
-    require("matplotlib", "plots", "lab report figures").use("Agg")
+    require("matplotlib", "plots", "drawing lab report figures").use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
@@ -204,7 +204,7 @@ def plot_suite_trajectories(rows: Sequence[Mapping[str, Any]], path: str | Path)
 def _env(html_mode: bool):
     from causalarena._extras import require
 
-    jinja2 = require("jinja2", "plots", "lab report pages")
+    jinja2 = require("jinja2", "plots", "rendering lab report pages")
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),

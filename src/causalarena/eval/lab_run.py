@@ -218,7 +218,7 @@ def plot_trajectories(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     """Line plot of :func:`trajectory_curves` (all-edge F1 by intervention step), PNG."""
     from causalarena._extras import require
 
-    require("matplotlib", "plots", "lab trajectory plots").use("Agg")
+    require("matplotlib", "plots", "drawing lab trajectory plots").use("Agg")
     import matplotlib.pyplot as plt
 
     curves = trajectory_curves(rows)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from causalarena._extras import require
 
-matplotlib = require("matplotlib", "plots", "report figures")
+matplotlib = require("matplotlib", "plots", "drawing report figures")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402

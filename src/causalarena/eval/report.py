@@ -300,7 +300,7 @@ def _env(html_mode: bool):
     """Jinja2 environment over the package's ``eval/templates`` (autoescaped for HTML)."""
     from causalarena._extras import require
 
-    jinja2 = require("jinja2", "plots", "report pages")
+    jinja2 = require("jinja2", "plots", "rendering report pages")
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),

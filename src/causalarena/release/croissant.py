@@ -64,7 +64,7 @@ def _mlc():
     """``mlcroissant``, or one line naming the ``build`` extra that installs it."""
     from causalarena._extras import require
 
-    return require("mlcroissant", "build", "Croissant metadata (croissant.json)")
+    return require("mlcroissant", "build", "writing or validating croissant.json")
 
 
 def _mlc_type(dtype: str) -> Any:

@@ -173,7 +173,7 @@ def sympy_symbols(sc: sch.Scenario, names: set[str]) -> dict[str, Any]:
     """sympy Symbols for ``names``: positive when the declared range (or constant) is positive."""
     from causalarena._extras import require
 
-    sp = require("sympy", "build", "semantic/formula scenarios")
+    sp = require("sympy", "build", "compiling semantic/formula scenarios")
 
     out = {}
     for n in sorted(names):
@@ -208,7 +208,7 @@ def _solve_cached(lhs, rhs, target, branch, positive):
     """
     from causalarena._extras import require
 
-    sp = require("sympy", "build", "semantic/formula scenarios")
+    sp = require("sympy", "build", "compiling semantic/formula scenarios")
 
     syms = {
         n: sp.Symbol(n, positive=True) if pos else sp.Symbol(n, real=True) for n, pos in positive

@@ -256,7 +256,7 @@ def to_sympy(tree: Tree, syms: dict[str, Any]) -> Any:
     """
     from causalarena._extras import require
 
-    sp = require("sympy", "build", "semantic/formula scenarios")
+    sp = require("sympy", "build", "compiling semantic/formula scenarios")
 
     kind = tree[0]
     if kind == "num":
@@ -308,7 +308,7 @@ def from_sympy(expr: Any) -> Tree:
     """
     from causalarena._extras import require
 
-    sp = require("sympy", "build", "semantic/formula scenarios")
+    sp = require("sympy", "build", "compiling semantic/formula scenarios")
 
     if expr is sp.pi:
         return ("sym", "pi")

@@ -701,7 +701,7 @@ def _near_copies(sc: sch.Scenario, X: np.ndarray, add) -> None:
 def _formula_data(sc: sch.Scenario, X: np.ndarray, XM: np.ndarray, M: np.ndarray, add) -> None:
     from causalarena._extras import require
 
-    sp = require("sympy", "build", "semantic/formula scenarios")
+    sp = require("sympy", "build", "compiling semantic/formula scenarios")
 
     from causalarena.generator.scenario.units import check_formula
 

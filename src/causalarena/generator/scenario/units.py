@@ -23,7 +23,7 @@ def registry():
     """The shared pint registry, with count-like units (``count``, ``person``, ``cell``...)."""
     from causalarena._extras import require
 
-    pint = require("pint", "build", "unit checks of semantic/formula scenarios")
+    pint = require("pint", "build", "checking the units of semantic/formula scenarios")
 
     ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
     for name in ("person", "cell", "photon", "event", "item", "vehicle", "organism"):
