@@ -226,6 +226,11 @@ def aggregate(results: list[dict[str, Any]], rows: list[dict[str, Any]], metric:
         keep = np.isfinite(d)
         per_ep = np.array([d[keep & (eps == e)].mean() for e in np.unique(eps[keep])], dtype=float)
         lo, hi = bootstrap_ci(per_ep, seed=0)
+        # queries (summed over seeds) whose correctness differs between the arms
+        differ = sum(
+            int(np.sum(np.abs(C[("interventional", sd)][sel] - C[("observational", sd)][sel]) > 0))
+            for sd in seeds
+        )
         out.append(
             {
                 "structure": s,
@@ -235,6 +240,7 @@ def aggregate(results: list[dict[str, Any]], rows: list[dict[str, Any]], metric:
                 "gap": float(np.mean(gaps)),
                 "gap_seeds": gaps,
                 "ci": (lo, hi),
+                "differ": differ,
             }
         )
     return out
@@ -282,7 +288,9 @@ def markdown(
         "`|y_true - y_factual| >= 0.1`; *level* = `sign(pred) == sign(y_true)` over "
         "`|y_true| >= 0.1`. Accuracies are means over seeds; gap = interventional - "
         "observational; CI = 95% BCa bootstrap over held-out episodes of the seed-averaged "
-        "per-episode gap; `n` = scored queries.",
+        "per-episode gap; `n` = scored queries per seed; `differ` = queries (summed over seeds) "
+        "where the two arms' correctness differs. Reference columns: harness baselines on the "
+        "same episodes (`var` and `backdoor_ols` are given the graph; the PFNs are not).",
         "",
     ]
     for metric, title in (("effect", "Effect direction"), ("level", "Level direction")):
@@ -290,8 +298,8 @@ def markdown(
             f"## {title} accuracy",
             "",
             "| structure | n | interventional | observational | gap | 95% CI | per-seed gaps "
-            "| last_value | var | backdoor_ols |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| differ | last_value | var | backdoor_ols |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in table[metric]:
             s = r["structure"]
@@ -304,7 +312,7 @@ def markdown(
             L.append(
                 f"| {s} | {r['n']} | {_fmt(r['int'])} | {_fmt(r['obs'])} | "
                 f"{_fmt(r['gap'], True)} | [{_fmt(r['ci'][0], True)}, {_fmt(r['ci'][1], True)}]"
-                f" | {seeds} | {refv('last_value')} | {refv('var')} | {refv('backdoor_ols')} |"
+                f" | {seeds} | {r['differ']} | {refv('last_value')} | {refv('var')} | {refv('backdoor_ols')} |"
             )
         L.append("")
     L += [
@@ -321,8 +329,9 @@ def markdown(
     L += [
         "",
         f"Whole run: wall {meta['wall_seconds']:.0f} s, CPU {meta['cpu_seconds']:.0f} s "
-        f"(parent + workers), {meta['workers']} worker processes, `nice -n 19` on a shared "
-        f"2-core machine; package {meta['package_version']}, torch {meta['torch_version']}.",
+        f"(parent + workers; {meta['cpu_seconds'] / 2 / 60:.1f} min on two dedicated cores), "
+        f"{meta['workers']} worker processes, `nice -n 19` on a shared 2-core machine (load "
+        f"average {meta['load']:.0f} at the end); package {meta['package_version']}, torch {meta['torch_version']}.",
         "",
     ]
     return "\n".join(L)
@@ -335,9 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--train-episodes", type=int, default=16000)
-    ap.add_argument("--eval-per-structure", type=int, default=200)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--train-episodes", type=int, default=12000)
+    ap.add_argument("--eval-per-structure", type=int, default=300)
+    ap.add_argument("--workers", type=int, default=3)
     ap.add_argument(
         "--out",
         type=Path,
@@ -441,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": a.batch,
         "lr": a.lr,
         "workers": a.workers,
+        "load": os.getloadavg()[0],
         "wall_seconds": time.time() - t0,
         "cpu_seconds": time.process_time() - c0 + ru.ru_utime + ru.ru_stime,
         "package_version": causalarena.__version__,
