@@ -50,6 +50,12 @@ def add_report_options(rp: argparse.ArgumentParser) -> None:
         help="print a JSON object on stdout: the output folder, the files written and the "
         "leaderboard rows (leaderboard.csv; NaN as null)",
     )
+    rp.add_argument(
+        "--only-run-instances",
+        action="store_true",
+        help="Table 3 / Figure 6 (protocol and sample-size analyses) over the instances each "
+        "method ran only, instead of scoring instances not run as the empty graph",
+    )
 
 
 def add_commands(sub) -> None:
@@ -169,6 +175,8 @@ def run_report(args: argparse.Namespace) -> int:
     )
     present = set(scores["method"].dropna())
     kwargs: dict = {"seed": args.seed}
+    if getattr(args, "only_run_instances", False):
+        kwargs["only_run_instances"] = True
     if not args.no_ood:
         priors = load_priors(args.priors)
         refs = (

@@ -15,6 +15,12 @@ corpora; issue 13 §2):
   child's parents (static specs; the parameters refer to parents by position) or its weights
   (temporal) -- equal for the same SCM under any relabelling.
 
+A lab SCM's hidden disturbance (``metadata["lab"]["hidden"]``, CausaLab appendix A.2) is part
+of the SCM: each affected variable carries it in its ``mix`` label (presence) and ``exact``
+label (values and weight), so a ``lab-hidden`` SCM differs from its ``lab-main`` twin.  A
+released row that holds its SCM as JSON (``spec`` or ``scm`` field, as the lab and temporal
+reserved commitments serialise it) is fingerprinted by that SCM.
+
 WL hashes are not a complete isomorphism test: two non-isomorphic graphs can share a hash
 (never the reverse: isomorphic graphs always do).  The guard therefore reports a hash match as
 "up to graph isomorphism"; where both specs are at hand :func:`same_graph` confirms it with
@@ -54,24 +60,34 @@ def _fam(block: Any) -> Any:
     return None if not block else block.get("family")
 
 
+def _hidden(d: dict[str, Any]) -> tuple[set[str], Any]:
+    """Variables a lab SCM's hidden disturbance affects, and its values and weight (lab
+    specs keep it in ``metadata["lab"]["hidden"]``; :mod:`causalarena.generator.lab.episode`)."""
+    lab = (d.get("metadata") or {}).get("lab") if isinstance(d.get("metadata"), dict) else None
+    hid = lab.get("hidden") if isinstance(lab, dict) else None
+    if not isinstance(hid, dict) or not hid.get("affected"):
+        return set(), None
+    return {str(a) for a in hid["affected"]}, _round([hid.get("values"), hid.get("weight")])
+
+
 def _static_graphs(d: dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGraph]:
     G, M, E = nx.DiGraph(), nx.DiGraph(), nx.DiGraph()
+    affected, hidden = _hidden(d)
     for v in d["variables"]:
         n = v["name"]
-        G.add_node(n, l="")
-        M.add_node(
-            n,
-            l=_label(
-                [
-                    v.get("kind"),
-                    v.get("role"),
-                    _fam(v.get("mechanism")),
-                    _fam(v.get("root")),
-                    _fam(v.get("noise")),
-                ]
-            ),
-        )
+        fams = [
+            v.get("kind"),
+            v.get("role"),
+            _fam(v.get("mechanism")),
+            _fam(v.get("root")),
+            _fam(v.get("noise")),
+        ]
         whole = {k: x for k, x in v.items() if k not in ("name", "parents", "metadata")}
+        if n in affected:  # a hidden disturbance is part of the variable's mechanism
+            fams.append("hidden")
+            whole = {**whole, "_hidden": hidden}
+        G.add_node(n, l="")
+        M.add_node(n, l=_label(fams))
         E.add_node(n, l=_label(_round(whole)))
     for v in d["variables"]:
         for pos, p in enumerate(v.get("parents") or []):
@@ -117,11 +133,21 @@ def graphs(spec: str | dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGra
     ------
     ValueError
         The JSON is neither a static :class:`~causalarena.spec.SCMSpec` (``variables``) nor a
-        temporal SCM (``A0``/``A_lag``).
+        temporal SCM (``A0``/``A_lag``), nor a row holding one as its ``spec``/``scm`` field.
     """
     d = json.loads(spec) if isinstance(spec, str) else spec
     if not isinstance(d, dict):
         raise ValueError("an SCM spec must be a JSON object")
+    if "variables" not in d and "A0" not in d:
+        # a released row holding its SCM as JSON (lab ``spec``, temporal ``scm``), as the
+        # reserved commitments of those families serialise it
+        inner = d.get("spec", d.get("scm"))
+        if isinstance(inner, str):
+            d = json.loads(inner)
+        elif isinstance(inner, dict):
+            d = inner
+        if not isinstance(d, dict):
+            raise ValueError("an SCM spec must be a JSON object")
     if "variables" in d:
         return _static_graphs(d)
     if "A0" in d and "A_lag" in d:

@@ -561,6 +561,7 @@ def write_report(
     runtime_points: pd.DataFrame | None = None,
     prior_coverage: pd.DataFrame | None = None,
     seed: int = 0,
+    only_run_instances: bool = False,
 ) -> dict[str, Path]:
     """Write tables, figures, ``index.html`` and ``provenance.json`` for a scores table.
 
@@ -608,6 +609,13 @@ def write_report(
         written as ``prior_coverage.csv`` and a table.
     seed : int, default 0
         Seed of every bootstrap CI.
+    only_run_instances : bool, default False
+        Table 3 and Figure 6 (the protocol and sample-size analyses) over the instances each
+        method ran only, scored by their ok runs
+        (:func:`causalarena.eval.sensitivity.run_instances`), instead of scoring the instances
+        not run as the empty graph (the coverage rule); the sections, ``table3.csv`` and
+        ``samplesize.csv`` say which (``instances`` column).  Every other table keeps the
+        coverage rule.
 
     Returns
     -------
@@ -784,7 +792,7 @@ def write_report(
         keep(_write_csv(an.runtime_table(inst), out / "runtime.csv", prov, index=True))
 
     # sample-size and intervention-protocol sensitivity (paper 5.3: Table 3, Figure 6)
-    sections += _sensitivity(inst, out, prov, meta, keep, fig)
+    sections += _sensitivity(inst, out, prov, meta, keep, fig, only_run=only_run_instances)
 
     # real datasets: one table each, dot plot without lines across datasets
     ds = an.dataset_scores(inst, seed=seed)
@@ -894,24 +902,38 @@ def write_report(
 SENSITIVITY_FAMILIES = ("samplesize", "protocols")
 
 
-def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]:
-    """Table 3 and Figure 6 when ``protocols-*`` / ``samplesize-n*`` configs are scored."""
+def _sensitivity(inst, out: Path, prov, meta, keep, fig, only_run: bool = False) -> list[dict]:
+    """Table 3 and Figure 6 when ``protocols-*`` / ``samplesize-n*`` configs are scored;
+    ``only_run``: over the instances that were run (:func:`sensitivity.run_instances`)."""
     from causalarena.eval import sensitivity as sens
 
     sections: list[dict[str, Any]] = []
     if "f1" not in inst.columns:
         return sections
+    if only_run:
+        inst = sens.run_instances(inst)
+        label, tag = " — run instances only", "run only"
+        rule = (
+            "Only the instances each method ran (status ok), scored by their ok runs; "
+            "instances not run are left out (report option only_run_instances)."
+        )
+    else:
+        label, tag = "", "all (not run = empty graph)"
+        rule = (
+            "Instances a method did not run (missing, failed, timed out, invalid) are scored "
+            "as the empty graph (coverage rule)."
+        )
     t3 = sens.protocol_table(inst)
     if not t3.empty:
-        keep(_write_csv(t3, out / "table3.csv", prov))
+        keep(_write_csv(t3.assign(instances=tag), out / "table3.csv", prov))
         wide = sens.format_protocol_table(t3, MISSING)
         sections.append(
             {
-                "title": "Intervention-protocol sensitivity (F1 / SHD)",
+                "title": f"Intervention-protocol sensitivity (F1 / SHD){label}",
                 "note": "Paper Table 3 layout: mean F1 / SHD over the suite's SCMs per protocol; "
                 "in brackets the F1 change relative to Default (mean paired difference over the "
                 "SCMs scored under both); F1 SD is the standard deviation of the method's "
-                "protocol mean F1s across protocols (lower is steadier).",
+                f"protocol mean F1s across protocols (lower is steadier). {rule}",
                 "table": _frame_table(wide.set_index("Method")),
                 "id": "table3",
             }
@@ -919,7 +941,7 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]
         fig(
             "Sample size and intervention protocol",
             plots.plot_protocol_deltas(t3, out / "plots" / "protocol_deltas.png", metadata=meta),
-            "F1 change relative to Default per intervention protocol (paper Figure 6b)",
+            f"F1 change relative to Default per intervention protocol (paper Figure 6b){label}",
             wide=True,
         )
     f1n = sens.samplesize_table(inst, "f1")
@@ -928,14 +950,14 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]
         if "shd" in inst.columns:
             shd = sens.samplesize_table(inst, "shd").stack().rename("shd").reset_index()
             long = long.merge(shd, on=["method", "n"], how="left")
-        keep(_write_csv(long, out / "samplesize.csv", prov))
+        keep(_write_csv(long.assign(instances=tag), out / "samplesize.csv", prov))
         fmt = f1n.map(lambda v: MISSING if pd.isna(v) else f"{v:.3f}")
         fmt.columns = [f"n={c}" for c in fmt.columns]
         sections.append(
             {
-                "title": "Observation-only sample size (mean F1)",
+                "title": f"Observation-only sample size (mean F1){label}",
                 "note": "Paper Figure 6a / Table 18: mean F1 per observation-only sample size n "
-                "on the same SCMs (nested samples).",
+                f"on the same SCMs (nested samples). {rule}",
                 "table": _frame_table(fmt),
                 "id": "samplesize",
             }
@@ -943,7 +965,7 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig) -> list[dict[str, Any]]
         fig(
             "Sample size and intervention protocol",
             plots.plot_metric_vs_n(f1n, out / "plots" / "f1_vs_n.png", metadata=meta),
-            "Mean F1 against the observation-only sample size n (paper Figure 6a)",
+            f"Mean F1 against the observation-only sample size n (paper Figure 6a){label}",
         )
     return sections
 

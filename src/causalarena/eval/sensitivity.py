@@ -12,6 +12,12 @@ scores of :func:`causalarena.eval.analyses.instance_scores`:
 
 Configs are recognised by name (``protocols-<protocol>``, ``samplesize-n<n>``), so these
 tables need no column beyond the scorer's ``config``.
+
+Coverage rule: by default an instance a method did not run (missing, failed, timed out,
+invalid) counts with the scorer's fallback, the empty graph (paper B.1), so a method that
+skips the hard protocols is not rewarded.  :func:`run_instances` is the documented
+alternative: only the instances the method ran (``status == "ok"``), each scored by its ok
+runs -- the protocol effect on what the method actually produced.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ __all__ = [
     "format_protocol_table",
     "protocol_of",
     "protocol_table",
+    "run_instances",
     "samplesize_table",
     "size_of",
 ]
@@ -49,6 +56,36 @@ def size_of(config: str) -> int | None:
     c = str(config)
     tail = c[len(SAMPLESIZE_PREFIX) :]
     return int(tail) if c.startswith(SAMPLESIZE_PREFIX) and tail.isdigit() else None
+
+
+def run_instances(inst: pd.DataFrame, metrics: tuple[str, ...] = ("f1", "shd")) -> pd.DataFrame:
+    """The instance scores restricted to the instances that were run.
+
+    Parameters
+    ----------
+    inst : pandas.DataFrame
+        Instance scores of :func:`causalarena.eval.analyses.instance_scores` (``n_ok`` and the
+        ``<metric>_ok`` columns).
+    metrics : tuple of str, default ("f1", "shd")
+
+    Returns
+    -------
+    pandas.DataFrame
+        The cells with at least one ``ok`` run; each metric replaced by its mean over the ok
+        runs (``<metric>_ok``), so the empty-graph fallback of the coverage rule never enters.
+
+    Raises
+    ------
+    ValueError
+        ``inst`` lacks ``n_ok`` (not a table of instance scores).
+    """
+    if "n_ok" not in inst.columns:
+        raise ValueError("run_instances needs instance scores with an 'n_ok' column")
+    out = inst[pd.to_numeric(inst["n_ok"], errors="coerce").fillna(0) > 0].copy()
+    for m in metrics:
+        if f"{m}_ok" in out.columns:
+            out[m] = out[f"{m}_ok"]
+    return out
 
 
 def protocol_table(inst: pd.DataFrame, metrics: tuple[str, ...] = ("f1", "shd")) -> pd.DataFrame:

@@ -18,7 +18,19 @@ fingerprints their manifests publish (``freeze.reserved.fingerprints``); a match
 reproducible) and counted in the rows' ``skipped_before`` column.
 
 Families: ``"synthetic"`` (the arena's design; options ``d``, ``graph_families``,
-``setting``), ``"temporal"`` (a ``dot-*`` suite's design; option ``suite``).
+``setting``), ``"temporal"`` (a ``dot-*`` suite's design; option ``suite``), ``"protocols"``
+(fresh d = 30 arena SCMs under the ``arena-protocols`` intervention protocols or at the
+``arena-samplesize`` nested sample sizes; options ``suite``, ``protocols``, ``sizes``; one row
+per protocol or size of each instance, see :mod:`causalarena.generator.protocols.fresh`) and
+``"lab"`` (episodes of a generated lab suite's design on fresh hidden SCMs; options ``suite``,
+``config``).  The guard fingerprints the SCM of every family: a protocol instance by its SCM
+(the same in all its rows; a rejected SCM skips all of them), a lab episode by its hidden SCM
+including the hidden disturbance (:mod:`causalarena.fingerprint`).
+
+Lab SCMs are small (3-7 nodes, integer weights), so streams repeat SCMs and match releases far
+more often than the arena's: at ``reject="graph"`` a 3-node lab config has two isomorphism
+classes and nothing passes.  After :data:`MAX_SKIPS` consecutive rejections the stream stops
+with a :class:`StreamError` naming the family and level instead of spinning.
 """
 
 from __future__ import annotations
@@ -32,8 +44,10 @@ import numpy as np
 
 from causalarena.errors import CausalArenaError
 
-FAMILIES = ("synthetic", "temporal")
+FAMILIES = ("synthetic", "temporal", "protocols", "lab")
 LEVELS = ("exact", "mix", "graph")
+#: Consecutive guard rejections after which a stream gives up (see the module docstring).
+MAX_SKIPS = 1000
 
 
 class StreamError(CausalArenaError):
@@ -110,6 +124,15 @@ def _rejected(fp: dict[str, str], index: dict[str, set[str]] | None, reject: str
     return any(fp[lv] in index[lv] for lv in strict)
 
 
+def _too_many(skipped: int, family: str, reject: str) -> None:
+    if skipped >= MAX_SKIPS:
+        raise StreamError(
+            f"the contamination guard rejected {skipped} consecutive {family} instances at "
+            f"reject={reject!r}: the design has too few distinct SCMs at that level; use a "
+            "stricter level (reject='exact') or fewer exclusion releases"
+        )
+
+
 # ------------------------------------------------------------------ per-family rows
 def _synthetic_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
     from causalarena.fingerprint import fingerprint
@@ -124,6 +147,7 @@ def _synthetic_rows(seed: int, shard: int, shards: int, opts: dict, index, rejec
         fp = fingerprint(sj)
         if _rejected(fp, index, reject):
             skipped += 1
+            _too_many(skipped, "synthetic", reject)
         else:
             yield {
                 "instance_id": f"stream-synthetic/{seed}/{k}",
@@ -161,6 +185,7 @@ def _temporal_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
         fp = fingerprint(row["scm"])
         if _rejected(fp, index, reject):
             skipped += 1
+            _too_many(skipped, "temporal", reject)
         else:
             row["episode_id"] = f"stream-{suite.name}/{seed}/{k}"
             row["suite"] = f"stream-{suite.name}"
@@ -172,7 +197,86 @@ def _temporal_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
         k += shards
 
 
-def _synthetic_features(d: int | None):
+def _protocol_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
+    from causalarena.fingerprint import fingerprint
+    from causalarena.generator.protocols import fresh
+
+    k, skipped = shard, 0
+    while True:
+        spec, attempts = fresh.base_spec(seed, k)
+        fp = fingerprint(spec.to_json())
+        got = (
+            []
+            if _rejected(fp, index, reject)
+            else list(
+                fresh.rows(seed, k, spec, attempts, opts["suite"], opts["protocols"], opts["sizes"])
+            )
+        )
+        if not got:  # rejected by the guard, or a variant failed every audit attempt
+            skipped += 1
+            _too_many(skipped, "protocols", reject)
+        for r in got:
+            yield {
+                "instance_id": r["instance_id"],
+                "stream_index": k,
+                "scm_id": spec.scm_id,
+                "graph_family": r["graph_family"],
+                "d": r["d"],
+                "n_obs": r["n_obs"],
+                "n_int": r["n_int"],
+                "X": np.asarray(r["X"], dtype=np.float32),
+                "mask": np.asarray(r["mask"], dtype=bool),
+                "adjacency": np.asarray(r["adjacency"], dtype=np.int8),
+                "intervention_targets": r["intervention_targets"],
+                "audit_attempts": r["audit_attempts"],
+                "fingerprint": fp["exact"],
+                "skipped_before": skipped,
+                "spec": r["spec"],
+                "n": r["n"],
+                "protocol": r["protocol"],
+            }
+        if got:
+            skipped = 0
+        k += shards
+
+
+def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
+    import dataclasses
+
+    from causalarena.fingerprint import fingerprint
+    from causalarena.generator.lab.episode import draw_episode
+    from causalarena.generator.lab.suites import get_lab_suite
+    from causalarena.generator.synthetic.fresh import stream_seed
+
+    suite = get_lab_suite(opts["suite"])
+    cfgs = [suite.config(opts["config"])] if opts.get("config") else list(suite.configs)
+    # one base seed per stream, as per suite: the quadratic/hidden/golden configs reuse the
+    # main configs' graphs (matched controls, CausaLab section 5.2)
+    base = stream_seed(seed, f"lab/{suite.name}", 0)
+    name = f"stream-{suite.name}"
+    k, skipped = shard, 0
+    while True:
+        i, c = divmod(k, len(cfgs))
+        ep = draw_episode(f"{name}/{seed}", base, cfgs[c], i)
+        eid = f"{name}/{seed}/{k}"
+        ep = dataclasses.replace(
+            ep, episode_id=eid, suite=name, spec=ep.spec.model_copy(update={"scm_id": eid})
+        )
+        row = ep.to_row()
+        fp = fingerprint(row["spec"])
+        if _rejected(fp, index, reject):
+            skipped += 1
+            _too_many(skipped, "lab", reject)
+        else:
+            row["stream_index"] = k
+            row["fingerprint"] = fp["exact"]
+            row["skipped_before"] = skipped
+            yield row
+            skipped = 0
+        k += shards
+
+
+def _synthetic_features(d: int | None, extra: dict | None = None):
     import datasets as hf
 
     if d is not None:
@@ -203,8 +307,24 @@ def _synthetic_features(d: int | None):
             "fingerprint": v("string"),
             "skipped_before": v("int64"),
             "spec": v("string"),
+            **(extra or {}),
         }
     )
+
+
+def _lab_features():
+    import datasets as hf
+    import pyarrow as pa
+
+    from causalarena.generator.lab.episode import row_schema
+
+    schema = (
+        row_schema()
+        .append(pa.field("stream_index", pa.int64()))
+        .append(pa.field("fingerprint", pa.string()))
+        .append(pa.field("skipped_before", pa.int64()))
+    )
+    return hf.Features.from_arrow_schema(schema)
 
 
 def _temporal_features():
@@ -221,9 +341,17 @@ def _temporal_features():
 
 def _gen(shard_ids: list[int], family: str, seed: int, shards: int, opts: dict, exclude, reject):
     index = _merge([release_fingerprints(f) for f in exclude]) if exclude else None
-    rows = _synthetic_rows if family == "synthetic" else _temporal_rows
+    rows = ROWS[family]
     for s in shard_ids:  # datasets gives each rank/worker its own shard ids
         yield from rows(seed, int(s), shards, opts, index, reject)
+
+
+ROWS = {
+    "synthetic": _synthetic_rows,
+    "temporal": _temporal_rows,
+    "protocols": _protocol_rows,
+    "lab": _lab_rows,
+}
 
 
 def _check_release_seeds() -> None:
@@ -237,6 +365,101 @@ def _check_release_seeds() -> None:
                 )
 
 
+def options(
+    family: str,
+    *,
+    d: int | Sequence[int] | None = None,
+    graph_families: Sequence[str] | None = None,
+    setting: str = "obs",
+    suite: str | None = None,
+    protocols: Sequence[str] | None = None,
+    sizes: Sequence[int] | None = None,
+    config: str | None = None,
+) -> dict[str, Any]:
+    """Validated generator options of a stream of ``family`` (see :func:`stream`).
+
+    Raises
+    ------
+    StreamError
+        Unknown family or option value (the message lists the valid ones).
+    """
+    if family not in FAMILIES:
+        raise StreamError(f"unknown stream family {family!r}; choose from {list(FAMILIES)}")
+    if family == "synthetic":
+        ds = None if d is None else [d] if isinstance(d, int) else list(d)
+        if setting not in ("obs", "obsint"):
+            raise StreamError(f"setting must be 'obs' or 'obsint', got {setting!r}")
+        try:
+            from causalarena.generator.synthetic.fresh import pool
+
+            pool(ds, graph_families)
+        except ValueError as exc:
+            raise StreamError(str(exc)) from None
+        return {"d": ds, "graph_families": graph_families, "setting": setting}
+    if family == "temporal":
+        from causalarena.generator.temporal.suites import TEMPORAL_SUITES
+
+        suite = suite or "dot-generic"
+        if suite not in TEMPORAL_SUITES:
+            raise StreamError(
+                f"unknown temporal suite {suite!r}; choose from {sorted(TEMPORAL_SUITES)}"
+            )
+        return {"suite": suite}
+    if family == "protocols":
+        from causalarena.generator.protocols.fresh import check_options
+
+        try:
+            s, ps, ns = check_options(suite or "arena-protocols", protocols, sizes)
+        except ValueError as exc:
+            raise StreamError(str(exc)) from None
+        return {"suite": s, "protocols": ps, "sizes": ns}
+    from causalarena.errors import LabError
+    from causalarena.generator.lab.suites import LAB_SUITES, get_lab_suite
+
+    suite = suite or "lab-main"
+    if suite not in LAB_SUITES:
+        raise StreamError(
+            f"unknown lab suite {suite!r} for a stream; choose from {sorted(LAB_SUITES)} "
+            "(the converted public suite has no generator)"
+        )
+    if config is not None:
+        try:
+            get_lab_suite(suite).config(config)
+        except LabError as exc:
+            raise StreamError(str(exc)) from None
+    return {"suite": suite, "config": config}
+
+
+def features(family: str, opts: dict[str, Any]):
+    """The :class:`datasets.Features` of a stream's rows."""
+    if family == "synthetic":
+        ds = opts.get("d")
+        return _synthetic_features(ds[0] if ds is not None and len(ds) == 1 else None)
+    if family == "temporal":
+        return _temporal_features()
+    if family == "protocols":
+        import datasets as hf
+
+        from causalarena.generator.protocols.suites import D
+
+        return _synthetic_features(D, {"n": hf.Value("int32"), "protocol": hf.Value("string")})
+    return _lab_features()
+
+
+def check_stream_args(seed: Any, shards: Any, exclude: Sequence, reject: str) -> None:
+    """Raise :class:`StreamError` for a bad seed, shard count, level or exclusion folder."""
+    if reject not in LEVELS:
+        raise StreamError(f"reject must be one of {list(LEVELS)}, got {reject!r}")
+    if not isinstance(shards, int) or isinstance(shards, bool) or shards < 1:
+        raise StreamError(f"shards must be a positive int, got {shards!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise StreamError(f"seed must be a non-negative int, got {seed!r}")
+    _check_release_seeds()
+    for f in exclude:
+        if not (Path(f) / "manifest.json").is_file():
+            raise StreamError(f"exclude: {f} is not a release folder (no manifest.json)")
+
+
 def stream(
     family: str,
     seed: int = 0,
@@ -247,13 +470,16 @@ def stream(
     d: int | Sequence[int] | None = None,
     graph_families: Sequence[str] | None = None,
     setting: str = "obs",
-    suite: str = "dot-generic",
+    suite: str | None = None,
+    protocols: Sequence[str] | None = None,
+    sizes: Sequence[int] | None = None,
+    config: str | None = None,
 ):
     """An unbounded, deterministic, shardable stream of fresh instances.
 
     Parameters
     ----------
-    family : {"synthetic", "temporal"}
+    family : {"synthetic", "temporal", "protocols", "lab"}
     seed : int
         Stream seed (any non-negative int; the same seed gives the same stream).
     shards : int, default=64
@@ -266,65 +492,55 @@ def stream(
     d : int or sequence of int, optional
         Synthetic: the dimensions to draw (arena design: 10, 20, 30, 50, 100).  One int gives
         ``datasets.Array2D`` features, so ``.with_format("numpy").iter(batch_size=B)`` yields
-        ``X`` as ``(B, n, d)`` float32.
+        ``X`` as ``(B, n, d)`` float32 (protocol streams always have d = 30).
     graph_families : sequence of str, optional
         Synthetic: restrict to these graph families.
     setting : {"obs", "obsint"}, default="obs"
         Synthetic: observation-only (1,000 rows) or observation + intervention (800 + 200).
-    suite : str, default="dot-generic"
-        Temporal: the ``dot-*`` suite whose design is streamed.
+    suite : str, optional
+        Temporal: the ``dot-*`` suite whose design is streamed (default ``"dot-generic"``);
+        protocols: ``"arena-protocols"`` (default) or ``"arena-samplesize"``; lab: a generated
+        lab suite (default ``"lab-main"``).
+    protocols : sequence of str, optional
+        Protocols (``arena-protocols``): the protocols of each instance, in this order
+        (default: all six, paper order); one row per protocol.
+    sizes : sequence of int, optional
+        Protocols (``arena-samplesize``): the nested sample sizes of each instance (default
+        100 ... 10,000); one row per size.
+    config : str, optional
+        Lab: stream one config of the suite (default: all, cycling ``k % n_configs``).
 
     Returns
     -------
     datasets.IterableDataset
-        Columns as in the family's release configs (synthetic: the matrices, shape columns,
-        ``spec``; temporal: the episode schema), plus ``fingerprint`` (exact level) and
-        ``skipped_before`` (instances rejected by the guard just before this one).
+        Columns as in the family's release configs (synthetic and protocols: the matrices,
+        shape columns, ``spec``, protocols also ``n`` and ``protocol``; temporal: the episode
+        schema; lab: the episode row schema plus ``stream_index``), plus ``fingerprint``
+        (exact level) and ``skipped_before`` (instances rejected by the guard just before
+        this one).
 
     Raises
     ------
     StreamError
-        Unknown family or option value (the message lists the valid ones).
+        Unknown family or option value (the message lists the valid ones); while iterating,
+        :data:`MAX_SKIPS` consecutive guard rejections.
     """
     import datasets as hf
 
-    if family not in FAMILIES:
-        raise StreamError(f"unknown stream family {family!r}; choose from {list(FAMILIES)}")
-    if reject not in LEVELS:
-        raise StreamError(f"reject must be one of {list(LEVELS)}, got {reject!r}")
-    if not isinstance(shards, int) or shards < 1:
-        raise StreamError(f"shards must be a positive int, got {shards!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise StreamError(f"seed must be a non-negative int, got {seed!r}")
-    _check_release_seeds()
-    opts: dict[str, Any]
-    if family == "synthetic":
-        ds = None if d is None else [d] if isinstance(d, int) else list(d)
-        if setting not in ("obs", "obsint"):
-            raise StreamError(f"setting must be 'obs' or 'obsint', got {setting!r}")
-        try:
-            from causalarena.generator.synthetic.fresh import pool
-
-            pool(ds, graph_families)
-        except ValueError as exc:
-            raise StreamError(str(exc)) from None
-        opts = {"d": ds, "graph_families": graph_families, "setting": setting}
-        features = _synthetic_features(ds[0] if ds is not None and len(ds) == 1 else None)
-    else:
-        from causalarena.generator.temporal.suites import TEMPORAL_SUITES
-
-        if suite not in TEMPORAL_SUITES:
-            raise StreamError(
-                f"unknown temporal suite {suite!r}; choose from {sorted(TEMPORAL_SUITES)}"
-            )
-        opts = {"suite": suite}
-        features = _temporal_features()
-    for f in exclude:
-        if not (Path(f) / "manifest.json").is_file():
-            raise StreamError(f"exclude: {f} is not a release folder (no manifest.json)")
+    opts = options(
+        family,
+        d=d,
+        graph_families=graph_families,
+        setting=setting,
+        suite=suite,
+        protocols=protocols,
+        sizes=sizes,
+        config=config,
+    )
+    check_stream_args(seed, shards, exclude, reject)
     return hf.IterableDataset.from_generator(
         _gen,
-        features=features,
+        features=features(family, opts),
         gen_kwargs={
             "shard_ids": list(range(shards)),
             "family": family,

@@ -21,6 +21,7 @@ unit is a pure function of ``(suite, version, seed, unit)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ import pyarrow as pa
 from causalarena.errors import AuditError, SpecError
 from causalarena.family import CardText, Config, Family, SuiteInfo, Unit, UnitResult
 from causalarena.generator.audit import audit_table
-from causalarena.generator.protocols.protocols import PROTOCOLS, protocol_spec
+from causalarena.generator.protocols.protocols import PROTOCOLS, Protocol, protocol_spec
 from causalarena.generator.protocols.suites import N_GRID, POOL_SUITE, SUITES, D, get_suite
 from causalarena.generator.rows import ROW_SCHEMA, _nested
 from causalarena.generator.sample import Table, _stream, sample
@@ -92,7 +93,7 @@ def data_seed(suite: str, index: int, attempt: int) -> np.random.SeedSequence:
     )
 
 
-def _row(
+def instance_row(
     spec: SCMSpec,
     t: Table,
     *,
@@ -104,6 +105,8 @@ def _row(
     attempts: int,
     reasons: list[str],
 ) -> dict[str, Any]:
+    """One row of :data:`PROTOCOL_ROW_SCHEMA` for ``spec`` sampled as ``t`` (numpy arrays in
+    the matrix columns, ``spec`` as JSON)."""
     A = spec.adjacency()
     meta = spec.metadata
     obs = t.X[: t.n_obs]
@@ -150,6 +153,64 @@ def prefix(t: Table, n: int) -> Table:
     )
 
 
+def nested_sample(
+    spec: SCMSpec,
+    seed_of: Callable[[int], np.random.SeedSequence],
+    max_attempts: int,
+    sizes: Sequence[int] = N_GRID,
+) -> tuple[Table | None, int, list[str]]:
+    """One ``max(sizes)``-row observational sample whose every prefix of a size in ``sizes``
+    passes the dataset gates (paper A.2), redrawn with ``seed_of(attempt)`` until one does.
+
+    Returns
+    -------
+    tuple
+        ``(table, attempts, rejections)``; ``table`` is None when no attempt passed.
+    """
+    rejections: list[str] = []
+    for attempt in range(max_attempts):
+        t = sample(spec, max(sizes), 0, seed_of(attempt))
+        reasons = [f"n={n}: {r}" for n in sizes for r in audit_table(spec, prefix(t, n))]
+        if not reasons:
+            return t, attempt + 1, rejections
+        rejections.append(f"data attempt {attempt}: " + "; ".join(reasons[:3]))
+    return None, max_attempts, rejections
+
+
+def audited_variant(
+    spec: SCMSpec,
+    protocol: Protocol,
+    rng_of: Callable[[int], np.random.Generator],
+    seed_of: Callable[[int], np.random.SeedSequence],
+    max_attempts: int,
+) -> tuple[SCMSpec | None, Table | None, int, list[str]]:
+    """``spec`` under ``protocol`` (:func:`~.protocols.protocol_spec` with ``rng_of(attempt)``)
+    and its obs+int sample (``seed_of(attempt)``, with ``counterfactual_check``), redrawn until
+    the variant is valid and its table passes the gates (paper A.2).
+
+    Returns
+    -------
+    tuple
+        ``(variant, table, attempts, rejections)``; ``variant`` and ``table`` are None when no
+        attempt passed.
+    """
+    p = protocol
+    rejections: list[str] = []
+    for attempt in range(max_attempts):
+        rng = rng_of(attempt)
+        try:
+            var = protocol_spec(spec, p, rng)
+            t = sample(var, p.n_obs, p.n_int, seed_of(attempt), counterfactual_check=True)
+        except SpecError as exc:
+            rejections.append(f"{p.name} attempt {attempt}: {exc}")
+            continue
+        reasons = audit_table(var, t)
+        if not reasons:
+            return var, t, attempt + 1, rejections
+        rejections.append(f"{p.name} attempt {attempt}: " + "; ".join(reasons[:3]))
+    return None, None, max_attempts, rejections
+
+
 def samplesize_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]], dict]:
     """Rows of one SCM for every ``samplesize-n<n>`` config (see module docstring).
 
@@ -160,21 +221,17 @@ def samplesize_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]
     """
     s = get_suite(suite)
     index = int(spec.metadata["index"])
-    rejections: list[str] = []
-    for attempt in range(s.max_attempts):
-        t = sample(spec, max(N_GRID), 0, data_seed(suite, index, attempt))
-        reasons = [f"n={n}: {r}" for n in N_GRID for r in audit_table(spec, prefix(t, n))]
-        if not reasons:
-            break
-        rejections.append(f"data attempt {attempt}: " + "; ".join(reasons[:3]))
-    else:
+    t, attempts, rejections = nested_sample(
+        spec, lambda a: data_seed(suite, index, a), s.max_attempts
+    )
+    if t is None:
         raise AuditError(
             f"{suite} SCM {spec.scm_id}: no sample passed the gates at every n in "
             f"{s.max_attempts} attempts; last reasons: {rejections[-3:]}"
         )
     rows = {}
     for n in N_GRID:
-        r = _row(
+        r = instance_row(
             spec,
             prefix(t, n),
             family=s.kind,
@@ -182,11 +239,11 @@ def samplesize_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]
             n=n,
             protocol=OBSERVATIONAL,
             instance=f"{spec.scm_id}/n{n}/r0",
-            attempts=attempt + 1,
+            attempts=attempts,
             reasons=rejections,
         )
         rows[config_name(suite, n)] = r
-    return rows, {"scm_id": spec.scm_id, "attempts": attempt + 1, "rejections": rejections}
+    return rows, {"scm_id": spec.scm_id, "attempts": attempts, "rejections": rejections}
 
 
 def protocol_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]], list[dict]]:
@@ -201,31 +258,19 @@ def protocol_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]],
     index = int(spec.metadata["index"])
     rows, audit = {}, []
     for k, p in enumerate(PROTOCOLS):
-        rejections: list[str] = []
-        for attempt in range(s.max_attempts):
-            rng = _stream(s.seed, suite_key(suite), GENERATOR_REV, index, attempt, 1, k)
-            try:
-                var = protocol_spec(spec, p, rng)
-                t = sample(
-                    var,
-                    p.n_obs,
-                    p.n_int,
-                    data_seed(suite, index, attempt),
-                    counterfactual_check=True,
-                )
-            except SpecError as exc:
-                rejections.append(f"{p.name} attempt {attempt}: {exc}")
-                continue
-            reasons = audit_table(var, t)
-            if not reasons:
-                break
-            rejections.append(f"{p.name} attempt {attempt}: " + "; ".join(reasons[:3]))
-        else:
+        var, t, attempts, rejections = audited_variant(
+            spec,
+            p,
+            lambda a, k=k: _stream(s.seed, suite_key(suite), GENERATOR_REV, index, a, 1, k),
+            lambda a: data_seed(suite, index, a),
+            s.max_attempts,
+        )
+        if var is None:
             raise AuditError(
                 f"{suite} SCM {spec.scm_id}: protocol {p.name} failed the gates in "
                 f"{s.max_attempts} attempts; last reasons: {rejections[-3:]}"
             )
-        r = _row(
+        r = instance_row(
             var,
             t,
             family=s.kind,
@@ -233,7 +278,7 @@ def protocol_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]],
             n=p.n_obs + p.n_int,
             protocol=p.name,
             instance=f"{spec.scm_id}/{p.name}/r0",
-            attempts=attempt + 1,
+            attempts=attempts,
             reasons=rejections,
         )
         rows[config_name(suite, p.name)] = r
@@ -241,7 +286,7 @@ def protocol_rows(suite: str, spec: SCMSpec) -> tuple[dict[str, dict[str, Any]],
             {
                 "scm_id": spec.scm_id,
                 "protocol": p.name,
-                "attempts": attempt + 1,
+                "attempts": attempts,
                 "rejections": rejections,
             }
         )

@@ -66,9 +66,12 @@ def pool(d: Sequence[int] | None = None, graph_families: Sequence[str] | None = 
 
 
 def instance(
-    seed: int, k: int, positions: Sequence[int], setting: str = "obs"
+    seed: int, k: int, positions: Sequence[int], setting: str = "obs", family: str = "synthetic"
 ) -> tuple[Any, Any, int]:
     """Draw and audit stream instance ``k``: ``(spec, table, attempts)``.
+
+    ``family`` keys the epoch seeds (:func:`stream_seed`), so streams of other families that
+    draw arena-design SCMs (the protocol variants) never share an SCM with this one by seed.
 
     Raises
     ------
@@ -79,7 +82,7 @@ def instance(
         raise ValueError(f"setting must be 'obs' or 'obsint', got {setting!r}")
     epoch, j = divmod(int(k), len(positions))
     index = int(positions[j])
-    s = stream_seed(seed, "synthetic", epoch)
+    s = stream_seed(seed, family, epoch)
     n_obs, n_int = (N_OBS, 0) if setting == "obs" else N_OBSINT
     reasons: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
