@@ -16,6 +16,10 @@ machine is shared), instances per CPU-second and ratios against the reference:
   (:func:`causalarena.fingerprint.fingerprint` of each spec), ``guard index`` the one-off cost
   of reading the release's fingerprints.
 
+``--family protocols`` (fresh d = 30 SCMs under ``--protocols``; the reference is the base
+draw and the protocol rows in a loop) and ``--family lab`` (lab-main episodes; guard against
+the mini lab-main release) measure the other streams the same way.
+
 Target (issue 13 §4): the stream >= 0.8x the reference.
 """
 
@@ -35,11 +39,70 @@ def _cpu(fn):
     return time.process_time() - t, out
 
 
+def _family(args):
+    """``(reference, make_stream, rows_per_instance, spec_of)`` of the benchmarked family:
+    ``reference(seed, n)`` runs the generator calls of ``n`` instances in a plain loop and
+    returns their SCM specs (JSON); ``make_stream(**kw)`` the one-shard stream."""
+    from causalarena.loaders.stream import stream
+
+    if args.family == "synthetic":
+        from causalarena.generator.synthetic.fresh import instance, pool
+
+        pos = pool([args.d])
+
+        def ref(seed, n):
+            return [instance(seed, k, pos, args.setting)[0].to_json() for k in range(n)]
+
+        def mk(**kw):
+            return stream("synthetic", d=args.d, shards=1, setting=args.setting, **kw)
+
+        return ref, mk, 1
+    if args.family == "protocols":
+        from causalarena.generator.protocols import fresh
+
+        ps = args.protocols.split(",")
+        _, names, sizes = fresh.check_options("arena-protocols", ps, None)
+
+        def ref(seed, n):
+            out = []
+            for k in range(n):
+                spec, att = fresh.base_spec(seed, k)
+                list(fresh.rows(seed, k, spec, att, "arena-protocols", names, sizes))
+                out.append(spec.to_json())
+            return out
+
+        def mk(**kw):
+            return stream("protocols", shards=1, protocols=names, **kw)
+
+        return ref, mk, len(names)
+    from causalarena.generator.lab.episode import draw_episode
+    from causalarena.generator.lab.suites import get_lab_suite
+    from causalarena.generator.synthetic.fresh import stream_seed
+
+    suite = get_lab_suite("lab-main")
+
+    def ref(seed, n):
+        base, cfgs = stream_seed(seed, "lab/lab-main", 0), suite.configs
+        return [
+            draw_episode(f"ref/{seed}", base, cfgs[k % len(cfgs)], k // len(cfgs)).to_row()["spec"]
+            for k in range(n)
+        ]
+
+    def mk(**kw):
+        return stream("lab", shards=1, **kw)
+
+    return ref, mk, 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--family", default="synthetic", choices=["synthetic", "protocols", "lab"])
     ap.add_argument("--n", type=int, default=24, help="instances per reader")
-    ap.add_argument("--d", type=int, default=30, help="dimension of the drawn SCMs")
+    ap.add_argument("--d", type=int, default=30, help="dimension of the drawn SCMs (synthetic)")
     ap.add_argument("--setting", default="obs", choices=["obs", "obsint"])
+    ap.add_argument(
+        "--protocols", default="default", help="comma-separated protocols (protocols family)"
+    )
     ap.add_argument("--release", default=None, help="release folder for the guard rows")
     args = ap.parse_args(argv)
 
@@ -47,50 +110,64 @@ def main(argv: list[str] | None = None) -> int:
 
     from causalarena.fingerprint import fingerprint
     from causalarena.generator.sample import sample
-    from causalarena.generator.synthetic.fresh import instance, pool
-    from causalarena.loaders.stream import release_fingerprints, stream
+    from causalarena.loaders.stream import release_fingerprints
+    from causalarena.spec import SCMSpec
 
     n, d = args.n, args.d
-    pos = pool([d])
+    ref, mk, per = _family(args)
     rows = []
 
     # warm-up (first-call imports and caches), outside the timed instances
-    list(stream("synthetic", 1, d=d, shards=1, setting=args.setting).take(2))
-    [instance(1, 10**6 + k, pos, args.setting) for k in range(2)]
-    t_ref, made = _cpu(lambda: [instance(0, k, pos, args.setting) for k in range(n)])
+    list(mk(seed=1).take(2 * per))
+    ref(1, 2)
+    t_ref, specs = _cpu(lambda: ref(0, n))
     rows.append(("reference (plain loop)", t_ref))
-    specs = [m[0] for m in made]
-    n_obs, n_int = (1000, 0) if args.setting == "obs" else (800, 200)
-    t_s, _ = _cpu(
-        lambda: [sample(s, n_obs, n_int, np.random.SeedSequence(k)) for k, s in enumerate(specs)]
-    )
-    rows.append(("sample alone (drawn specs)", t_s))
-    ds = stream("synthetic", 0, d=d, shards=1, setting=args.setting)
-    t_py, _ = _cpu(lambda: list(ds.take(n)))
+    if args.family == "synthetic":
+        drawn = [SCMSpec.from_json(s) for s in specs]
+        n_obs, n_int = (1000, 0) if args.setting == "obs" else (800, 200)
+        t_s, _ = _cpu(
+            lambda: [
+                sample(s, n_obs, n_int, np.random.SeedSequence(k)) for k, s in enumerate(drawn)
+            ]
+        )
+        rows.append(("sample alone (drawn specs)", t_s))
+    ds = mk(seed=0)
+    t_py, _ = _cpu(lambda: list(ds.take(n * per)))
     rows.append(("stream python", t_py))
-    t_np, _ = _cpu(lambda: list(islice(ds.with_format("numpy").iter(batch_size=8), n // 8)))
-    rows.append(("stream numpy B=8", t_np * n / (8 * (n // 8))))
+    if args.family != "lab":
+        b = 8 * per
+        t_np, _ = _cpu(lambda: list(islice(ds.with_format("numpy").iter(batch_size=b), n // 8)))
+        rows.append(("stream numpy B=8", t_np * n / (8 * (n // 8))))
 
     folder = args.release
     if folder is None:
         from causalarena.release.engine import build
 
+        suite = "lab-main" if args.family == "lab" else "arena-synthetic"
         tmp = tempfile.mkdtemp(prefix="bench-stream-")
-        print("building the mini arena-synthetic release for the guard rows", file=sys.stderr)
-        folder = str(build("arena-synthetic", scale="mini", out=Path(tmp) / "rel", quiet=True))
+        print(f"building the mini {suite} release for the guard rows", file=sys.stderr)
+        folder = str(build(suite, scale="mini", out=Path(tmp) / "rel", quiet=True))
     t_idx, idx = _cpu(lambda: release_fingerprints(folder))
-    dsg = stream("synthetic", 0, d=d, shards=1, setting=args.setting, exclude=[folder])
-    t_g, _ = _cpu(lambda: list(dsg.take(n)))
+    dsg = mk(seed=0, exclude=[folder])
+    t_g, got = _cpu(lambda: list(dsg.take(n * per)))
     rows.append(("stream + guard", t_g - t_idx))  # the index is read once per stream
-    sj = [s.to_json() for s in specs]
-    t_fp, _ = _cpu(lambda: [fingerprint(s) for s in sj])
+    skipped = sum(int(r["skipped_before"]) for r in got)
+    t_fp, fps = _cpu(lambda: [fingerprint(s) for s in specs])
+    t_look, _ = _cpu(lambda: [fp["exact"] in idx["exact"] for fp in fps for _ in range(100)])
 
-    print(f"\nfresh-SCM stream, synthetic d={d} {args.setting}, n={n} instances, CPU clock")
+    what = f"d={d} {args.setting}" if args.family == "synthetic" else ""
+    if args.family == "protocols":
+        what = f"d=30, protocols {args.protocols}"
+    print(f"\nfresh {args.family} stream {what}, n={n} instances, CPU clock")
     print(f"{'reader':<28} {'inst/CPU-s':>11} {'vs reference':>13}")
     for name, t in rows:
         print(f"{name:<28} {n / t:>11.2f} {t_ref / t:>12.2f}x")
-    print(f"{'guard per instance':<28} {1000 * t_fp / n:>9.2f} ms")
-    print(f"{'guard index (one-off)':<28} {t_idx:>9.2f} s  ({len(idx['exact'])} release SCMs)")
+    print(f"{'guard per instance':<28} {1000 * t_fp / n:>9.2f} ms  (fingerprint)")
+    print(f"{'guard lookup per instance':<28} {1e6 * t_look / (100 * n):>9.2f} us")
+    print(
+        f"{'guard index (one-off)':<28} {t_idx:>9.2f} s  ({len(idx['exact'])} release SCMs; "
+        f"{skipped} stream instances rejected)"
+    )
     return 0
 
 

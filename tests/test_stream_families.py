@@ -205,3 +205,21 @@ def test_bad_family_options_are_clear_errors():
         stream("lab", suite="lab-causalab-v0.0.2")
     with pytest.raises(StreamError, match="has no config 'x'"):
         stream("lab", config="x")
+
+
+def test_overlap_of_a_lab_stream_config_counts_release_episodes(lab_release, tmp_path):
+    from causalarena.eval.overlap import overlap
+    from causalarena.loaders.stream import release_items
+
+    cfg = tmp_path / "lab.json"
+    cfg.write_text(json.dumps({"family": "lab", "seed": 0, "n": 60, "config": "main-3nodes"}))
+    rep = overlap(cfg, [lab_release])
+    rows = list(stream("lab", 0, config="main-3nodes").take(60))
+    mine = {fingerprint(r["spec"])["exact"] for r in rows}
+    _, pub, _ = release_items(lab_release)
+    r = rep["releases"][0]
+    assert rep["items"] == 60 and r["family"] == "lab"
+    assert r["public"]["exact"] == sum(fp["exact"] in mine for fp in pub)
+    # 3-node lab SCMs repeat: the 3-node release episodes are all reproduced at graph level
+    three = [fp for fp in pub if fp["graph"].startswith("3-")]
+    assert three and r["public"]["exact"] + r["public"]["mix"] + r["public"]["graph"] >= len(three)

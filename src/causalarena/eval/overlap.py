@@ -56,7 +56,7 @@ def corpus_fingerprints(source: str | os.PathLike, *, n: int | None = None) -> d
         if n is not None:
             count = n
         seed = int(cfg.pop("seed", 0))
-        col = "spec" if family == "synthetic" else "scm"
+        col = "scm" if family == "temporal" else "spec"
         for row in stream(family, seed, **cfg).take(count):
             for lv, h in fingerprint(row[col]).items():
                 index[lv].add(h)

@@ -74,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from causalarena._extras import require
 from causalarena.loaders.stream import (
     ROWS,
     StreamError,
@@ -83,13 +84,8 @@ from causalarena.loaders.stream import (
     release_fingerprints,
 )
 
-try:
-    import torch
-    from torch.utils.data import IterableDataset
-except ImportError:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "causalarena.loaders.torch_stream needs PyTorch: pip install 'causalarena[torch]'"
-    ) from None
+torch = require("torch", "torch", "causalarena.loaders.torch_stream (TorchStream)")
+IterableDataset = torch.utils.data.IterableDataset
 
 #: DoTime's integer codes of intervention types (``dotime.extended.INTERVENTION_TYPE_MAP``).
 INTERVENTION_TYPES = {"hard": 0, "soft": 1, "time_varying": 2}
