@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench lint format clean
+.PHONY: demo test test-slow bench bench-temporal lint format clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ bench: $(STAMP)
 	@test -x $(DOTIME_VENV)/bin/python || ($(PYTHON) -m venv $(DOTIME_VENV) && \
 	  $(DOTIME_VENV)/bin/pip install -q dotime==0.2.0) || echo "dotime peer unavailable"
 	$(BIN)/python bench/bench_temporal.py --n 1000 10000 --dotime-python $(DOTIME_VENV)/bin/python
+
+# causalarena vs dotime 0.2.0 temporal throughput only (generic pairs and regime episodes)
+bench-temporal: $(STAMP)
+	@test -x $(DOTIME_VENV)/bin/python || ($(PYTHON) -m venv $(DOTIME_VENV) && \
+	  $(DOTIME_VENV)/bin/pip install -q dotime==0.2.0) || echo "dotime peer unavailable"
+	$(BIN)/python bench/bench_temporal.py --n 1000 --regime-n 150 --dotime-python $(DOTIME_VENV)/bin/python
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

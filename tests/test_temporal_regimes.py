@@ -3,6 +3,7 @@ and DoTime's intervention prior (1-2 targets; step / ramp / sine / trajectory pr
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -224,3 +225,27 @@ def test_two_target_soft_shift_moves_both_targets():
         TemporalIntervention(target=a, extra_targets=[a])
     with pytest.raises(SpecError, match="unknown variable"):
         simulate(scm, 10, TemporalIntervention(target=a, extra_targets=["nope"]), 0)
+
+
+def test_zarr_store_holds_regime_paths_and_graphs(regime_eps, tmp_path):
+    pytest.importorskip("zarr")
+    pytest.importorskip("xarray")
+    import pyarrow.parquet as pq
+
+    from causalarena.generator.temporal.storage import open_zarr, write_zarr
+
+    _, _, eps = regime_eps
+    shard = tmp_path / "test-00000-of-00001.parquet"
+    pq.write_table(episodes_to_arrow(eps[:9]), shard)
+    write_zarr(tmp_path / "r.zarr", [shard])
+    ds = open_zarr(tmp_path / "r.zarr")
+    assert int(ds.sizes["regime"]) == 5
+    for k, e in enumerate(eps[:9]):
+        R, n = e.scm.n_regimes, len(e.variables)
+        assert int(ds["n_regimes"][k]) == R
+        np.testing.assert_array_equal(ds["regime_path"][k].values, e.regime_path)
+        np.testing.assert_array_equal(ds["regime_path_int"][k].values, e.regime_path_int)
+        G0 = ds["regime_adjacency_inst"][k].values
+        np.testing.assert_array_equal(G0[:R, :n, :n], e.scm.regime_graphs()[0])
+        assert not G0[R:].any()
+        assert json.loads(str(ds["intervention_targets"][k].values)) == e.intervention.targets
