@@ -116,6 +116,22 @@ def test_card_is_rendered_from_the_metadata_model(rel):
     assert validate_card(rel, meta) == []
 
 
+def test_card_round_trips_through_huggingface_hub(rel):
+    """The card is a Hub ``DatasetCard``: loaded and re-serialised by huggingface_hub it is
+    byte-identical, and its ``DatasetCardData`` equals the front matter of the metadata model."""
+    from huggingface_hub import DatasetCard
+
+    from causalarena.release.card import front_matter
+
+    text = (rel / "README.md").read_text()
+    card = DatasetCard.load(rel / "README.md")
+    assert str(card) == text
+    fm = front_matter(collect_metadata(rel))
+    assert card.data.to_dict() == fm == read_front_matter(rel / "README.md")
+    assert list(card.data.to_dict())[:2] == ["license", "pretty_name"]  # our key order kept
+    assert card.text.startswith("\n# ") and "## Schema" in card.text
+
+
 def test_coverage_is_counted_from_the_shards(rel):
     meta = collect_metadata(rel)
     t = pads.dataset(rel / "data" / "synthetic-obs", format="parquet").to_table(

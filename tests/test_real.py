@@ -538,6 +538,12 @@ def test_real_card_describes_real_data(real_release):
     assert meta.family == "real" and meta.coverage is None and meta.audit is None
     assert validate_card(out, meta) == []
     assert body == render_card(meta)
+    # the header is huggingface_hub's DatasetCardData dump (long values folded at 80 columns)
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(out / "README.md")
+    assert str(card) == body and card.data.to_dict() == read_front_matter(out / "README.md")
+    assert card.data.license == "other" and "Licence section" in card.data.license_details
     assert m["reference_caveat"] in body and "not verified truth" in body
     lines = body.splitlines()
     for name, b in summary["built"].items():

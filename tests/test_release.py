@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import shutil
+import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -229,6 +230,7 @@ def test_load_passes_revision_to_datasets(monkeypatch):
 class _Recorder(BaseHTTPRequestHandler):
     calls: list = []
     tags: set = set()
+    bucket_base: str | None = None  # a foreign bucket host, when a test sets one
 
     def log_message(self, *a):  # quiet
         pass
@@ -281,7 +283,8 @@ class _Recorder(BaseHTTPRequestHandler):
                 self.tags.add(tag)
                 self._send(200, {})
         elif path == "/api/deposit/depositions":
-            self._send(201, {"id": 7, "links": {"bucket": f"{base}/api/files/bucket-7"}})
+            bucket = f"{self.bucket_base or base}/api/files/bucket-7"
+            self._send(201, {"id": 7, "links": {"bucket": bucket}})
         else:
             self._send(404, {"error": f"unexpected {path}"})
 
@@ -301,6 +304,7 @@ class _Recorder(BaseHTTPRequestHandler):
 def server():
     _Recorder.calls = []
     _Recorder.tags = set()
+    _Recorder.bucket_base = None
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -384,9 +388,9 @@ def test_publish_hf_against_local_hub(copy, server, monkeypatch):
         publish_hf(copy, "org/arena", "1.0.0", endpoint=server)
 
 
-def test_publish_zenodo_against_local_server(copy, server, monkeypatch):
+def test_publish_zenodo_against_local_server(copy, server, monkeypatch, tmp_path):
     monkeypatch.setenv("ZENODO_TOKEN", "zen_test")
-    from causalarena.release.publish import publish_zenodo, release_archive
+    from causalarena.release.publish import publish_zenodo, release_archive, release_files
 
     with pytest.raises(ReleaseError, match="ZENODO_TOKEN"):
         monkeypatch.delenv("ZENODO_TOKEN")
@@ -395,12 +399,32 @@ def test_publish_zenodo_against_local_server(copy, server, monkeypatch):
     res = publish_zenodo(copy, "1.0.0", base_url=f"{server}/api")
     assert res["doi"] == "10.5281/zenodo.7" and res["deposition_id"] == 7
     puts = {p: body for m, p, body, _ in _Recorder.calls if m == "PUT"}
-    name, data = release_archive(copy)
-    assert puts[f"/api/files/bucket-7/{name}"] == data
+    archive = release_archive(copy, tmp_path)
+    assert puts[f"/api/files/bucket-7/{archive.name}"] == archive.read_bytes()
+    assert puts["/api/files/bucket-7/README.md"] == (copy / "README.md").read_bytes()
+    assert puts["/api/files/bucket-7/zenodo.json"] == (copy / ".zenodo.json").read_bytes()
     md = json.loads(puts["/api/deposit/depositions/7"])["metadata"]
     assert md["upload_type"] == "dataset" and md["prereserve_doi"] is True and "doi" not in md
     assert all(auth == "Bearer zen_test" for *_, auth in _Recorder.calls)
-    assert release_archive(copy) == (name, data)  # deterministic archive
+    (tmp_path / "again").mkdir()
+    again = release_archive(copy, tmp_path / "again")
+    assert again.read_bytes() == archive.read_bytes()  # deterministic archive
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    assert names == [f"{archive.name[:-4]}/{f['path']}" for f in release_files(copy)]
+
+
+def test_publish_zenodo_refuses_a_bucket_on_another_host(copy, server, monkeypatch):
+    """Zenodo answering with a bucket on a foreign host gets nothing: no token, no upload."""
+    from causalarena.release.publish import publish_zenodo
+
+    port = server.rsplit(":", 1)[1]
+    _Recorder.bucket_base = f"http://localhost:{port}"  # same server, another host name
+    monkeypatch.setenv("ZENODO_TOKEN", "zen_test")
+    with pytest.raises(ReleaseError, match="refusing to send ZENODO_TOKEN") as ei:
+        publish_zenodo(copy, "1.0.0", base_url=f"{server}/api", retries=0)
+    assert "zen_test" not in str(ei.value)
+    assert [(m, p) for m, p, _, _ in _Recorder.calls] == [("POST", "/api/deposit/depositions")]
 
 
 def test_metadata_files_rewrite_is_deterministic(copy):

@@ -17,6 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 
+# Kept instead of calling CausalDisco (the authors' package, ``CausalDisco.analytics``), whose
+# values it reproduces (tests/test_sortability.py cross-checks both criteria on random DAGs and
+# on a built release's stored columns): it is faster at benchmark sizes.  Measured with timeit,
+# 1 BLAS thread, CausalDisco 0.2.4, linear-Gaussian data: d=100, n=2000 varsortability 20 ms
+# vs 352 ms, R²-sortability 20 ms vs 189 ms; d=30, n=1000 0.15 vs 1.9 ms and 2.6 vs 3.4 ms;
+# d=10 equal (0.07 vs 0.10 ms).  The gain: float BLAS products re-binarised (not boolean
+# matmul) and an early stop once no longer path exists.  One deliberate difference: ``tol``
+# is relative (ratio within 1e-9 of 1 is a tie), CausalDisco's default is an exact comparison.
 def _path_sortability(adjacency: np.ndarray, criterion: np.ndarray, tol: float = 1e-9) -> float:
     E = (np.asarray(adjacency) != 0).astype(np.float64)  # float matmul, then re-binarised
     c = np.asarray(criterion, dtype=np.float64)

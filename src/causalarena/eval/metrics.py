@@ -1183,6 +1183,9 @@ def _pattern_shd(
     return _matrix_shd(t, p, reversal_cost)
 
 
+# Kept instead of gadjid.shd, which gives the same values on DAGs and CPDAGs
+# (tests/test_shd_gadjid.py): gadjid has no reversal_cost=2 and no bidirected edges, and this is
+# faster -- timeit, 1 thread, gadjid 0.1.0: d=100 33 us vs 75 us, d=10 8 us vs 44 us.
 def _matrix_shd(t: NDArray[np.bool_], p: NDArray[np.bool_], reversal_cost: int) -> int:
     """SHD of two partially directed graphs in the CPDAG convention (no bidirected edges).
 

@@ -213,6 +213,20 @@ def front_matter(meta: ReleaseMetadata) -> dict[str, Any]:
     }
 
 
+def dataset_card(meta: ReleaseMetadata, body: str) -> str:
+    """``README.md`` text: :class:`huggingface_hub.DatasetCard` of the front matter and ``body``.
+
+    The YAML header is :class:`huggingface_hub.DatasetCardData` (``to_yaml``, keys in the
+    order of :func:`front_matter`), so the card is exactly what the Hub's own card tools
+    write and read back.  ``body`` starts with the line after the closing ``---``.
+    """
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    fm = front_matter(meta)
+    header = DatasetCardData(**fm).to_yaml(original_order=list(fm))
+    return str(DatasetCard(f"---\n{header}\n---\n{body}"))
+
+
 def _share_table(title: str, shares: list[Share]) -> list[str]:
     lines = [f"| {title} | SCMs | share |", "|---|---:|---:|"]
     lines += [f"| `{s.level}` | {s.scms} | {s.share:.1%} |" for s in shares]
@@ -234,10 +248,9 @@ def render_card(meta: ReleaseMetadata) -> str:
         return render_real_card(meta)
     if meta.is_generic:
         return render_generic_card(meta)
-    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
     cov, aud = meta.coverage, meta.audit
     assert cov is not None and aud is not None
-    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L: list[str] = [""]
     L += [f"# {meta.title}", ""]
     L += ["## Summary", "", meta.summary, ""]
     L += [
@@ -389,7 +402,7 @@ def render_card(meta: ReleaseMetadata) -> str:
         "code is Apache-2.0.",
         "",
     ]
-    return "\n".join(L)
+    return dataset_card(meta, "\n".join(L))
 
 
 def _reserved_lines(meta: ReleaseMetadata) -> list[str]:
@@ -413,8 +426,7 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
     """Card of a family described by its :class:`~causalarena.family.CardText` (temporal
     ``dot-*`` suites, plug-in families): front matter, summary, configs, schema, uses,
     limitations, versioning, citation and licence."""
-    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
-    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L: list[str] = [""]
     L += [f"# {meta.title}", "", "## Summary", "", meta.summary, ""]
     L += [
         f"- Suite `{meta.suite}` (family `{meta.family}`), version `{meta.version}`, scale "
@@ -485,7 +497,7 @@ def render_generic_card(meta: ReleaseMetadata) -> str:
         *_generic_licence_lines(meta),
         "",
     ]
-    return "\n".join(L)
+    return dataset_card(meta, "\n".join(L))
 
 
 def _generic_licence_lines(meta: ReleaseMetadata) -> list[str]:
@@ -531,8 +543,7 @@ def render_real_card(meta: ReleaseMetadata) -> str:
     real = meta.real
     assert real is not None
     docs = column_docs(meta)
-    fm = yaml.safe_dump(front_matter(meta), sort_keys=False, allow_unicode=True, width=1000)
-    L: list[str] = ["---", fm.rstrip("\n"), "---", ""]
+    L: list[str] = [""]
     L += [f"# {meta.title}", ""]
     L += ["## Summary", "", meta.summary, ""]
     L += [f"> **Reference graphs are not verified truth.** {real.reference_caveat}", ""]
@@ -755,7 +766,7 @@ def render_real_card(meta: ReleaseMetadata) -> str:
         "`causalarena` code is Apache-2.0.",
         "",
     ]
-    return "\n".join(L)
+    return dataset_card(meta, "\n".join(L))
 
 
 def write_card_from_metadata(out: str | Path, meta: ReleaseMetadata) -> Path:
@@ -865,7 +876,7 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
             continue
         shards = [f for f in manifest["files"] if f.get("config") == name]
         try:
-            declared = datasets.Features._from_yaml_list(info.get("features") or [])
+            declared = _declared_features(info)
             real = datasets.Features.from_arrow_schema(pq.read_schema(folder / shards[0]["path"]))
             if declared != real:
                 diff = [k for k in set(declared) | set(real) if declared.get(k) != real.get(k)]
@@ -895,8 +906,8 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
             )
         info = infos.get(v.name) or {}
         try:
-            declared = datasets.Features._from_yaml_list(info.get("features") or [])
-            expected = datasets.Features._from_yaml_list([f.to_yaml() for f in v.features])
+            declared = _declared_features(info)
+            expected = _declared_features({"features": [f.to_yaml() for f in v.features]})
             if declared != expected:
                 problems.append(
                     f"README.md: dataset_info features of view {v.name!r} are not the "
@@ -932,6 +943,20 @@ def validate_card(folder: str | Path, meta: ReleaseMetadata | None = None) -> li
     if meta is not None and render_card(meta) != body:
         problems.append("README.md: differs from the card rendered from the current metadata")
     return problems
+
+
+def _declared_features(info: dict[str, Any]) -> Any:
+    """``datasets.Features`` of one ``dataset_info`` entry, parsed by ``datasets`` itself.
+
+    :class:`datasets.info.DatasetInfosDict` reads the card's YAML the way ``load_dataset``
+    does; one entry at a time so a malformed entry is reported for its own config.
+    """
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
+    entry = {"config_name": "c", "features": info.get("features") or []}
+    infos = DatasetInfosDict.from_dataset_card_data(DatasetCardData(dataset_info=[entry]))
+    return infos["c"].features
 
 
 def _validate_real_body(body: str, manifest: dict[str, Any]) -> list[str]:

@@ -16,12 +16,9 @@ optionally publish.  Record the resulting DOI with ``causalarena release set-doi
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tarfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -187,13 +184,22 @@ def publish_hf(
 
 
 # ----------------------------------------------------------------------------- Zenodo
-def release_archive(folder: str | Path) -> tuple[str, bytes]:
-    """Deterministic tar of the release files (sorted, mtime 0, uid/gid 0): (name, bytes)."""
+def archive_name(folder: str | Path) -> str:
+    """``causalarena-<suite>-<scale>-v<version>.tar``."""
+    m = read_manifest(Path(folder))
+    return f"causalarena-{m['suite']}-{m['scale']}-v{m['version']}.tar"
+
+
+def release_archive(folder: str | Path, dest_dir: str | Path) -> Path:
+    """Write the deterministic tar of the release files into ``dest_dir``; return its path.
+
+    Members are sorted, mtime 0, uid/gid 0, mode 0644, PAX format, each streamed from its file
+    (the archive never sits in memory).  Same release folder -> same bytes.
+    """
     folder = Path(folder)
-    m = read_manifest(folder)
-    name = f"causalarena-{m['suite']}-{m['scale']}-v{m['version']}.tar"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    name = archive_name(folder)
+    path = Path(dest_dir) / name
+    with tarfile.open(path, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for f in release_files(folder):
             info = tarfile.TarInfo(f"{name[:-4]}/{f['path']}")
             info.size = f["bytes"]
@@ -203,7 +209,7 @@ def release_archive(folder: str | Path) -> tuple[str, bytes]:
             info.uname = info.gname = ""
             with open(folder / f["path"], "rb") as fh:
                 tar.addfile(info, fh)
-    return name, buf.getvalue()
+    return path
 
 
 def zenodo_plan(
@@ -231,30 +237,6 @@ def zenodo_plan(
     }
 
 
-def _zenodo_request(
-    method: str, url: str, token: str, body: Any = None, raw: bytes | None = None
-) -> Any:
-    headers = {"Authorization": f"Bearer {token}"}
-    data = None
-    if raw is not None:
-        data = raw
-        headers["Content-Type"] = "application/octet-stream"
-    elif body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    req = urllib.request.Request(url, data=data, headers=headers, method=method)
-    try:
-        with urllib.request.urlopen(req, timeout=120) as resp:  # noqa: S310 - https or test URL
-            text = resp.read().decode() or "null"
-    except urllib.error.HTTPError as exc:
-        raise ReleaseError(
-            f"zenodo {method} {url}: HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"
-        ) from None
-    except urllib.error.URLError as exc:
-        raise ReleaseError(f"zenodo {method} {url}: {exc.reason}") from None
-    return json.loads(text)
-
-
 def publish_zenodo(
     folder: str | Path,
     version: str,
@@ -263,8 +245,13 @@ def publish_zenodo(
     base_url: str = ZENODO_URL,
     new_version_of: str | None = None,
     publish: bool = False,
+    retries: int = 5,
+    backoff: float = 1.0,
 ) -> dict[str, Any]:
-    """Deposit a frozen release on Zenodo through its REST API.
+    """Deposit a frozen release on Zenodo through its REST API (:mod:`.zenodo` client).
+
+    The token goes only to the origin of ``base_url``; the archive is written to a temporary
+    file and streamed from it.
 
     Parameters
     ----------
@@ -278,6 +265,8 @@ def publish_zenodo(
         Deposition id of the previous version (creates a new version of it).
     publish : bool, default=False
         Publish the deposition (irreversible); otherwise it stays a draft.
+    retries, backoff : int, float
+        Retry policy of the client (:func:`causalarena.release.zenodo.session`).
 
     Returns
     -------
@@ -287,7 +276,8 @@ def publish_zenodo(
     Raises
     ------
     ReleaseError
-        Not publishable, ``ZENODO_TOKEN`` unset, or an HTTP error (status and body shown).
+        Not publishable, ``ZENODO_TOKEN`` unset, an HTTP error (status and body shown), or a
+        bucket / draft URL outside the configured origin.
     """
     folder = Path(folder)
     check_publishable(folder, version)
@@ -297,31 +287,31 @@ def publish_zenodo(
     token = os.environ.get("ZENODO_TOKEN")
     if not token:
         raise ReleaseError("ZENODO_TOKEN is not set; export a Zenodo token as ZENODO_TOKEN")
+    import tempfile
+
+    from causalarena.release import zenodo as zn
+
     base = base_url.rstrip("/")
+    s = zn.session(base, token, retries=retries, backoff=backoff)
     if new_version_of:
-        r = _zenodo_request(
-            "POST", f"{base}/deposit/depositions/{new_version_of}/actions/newversion", token
-        )
-        dep = _zenodo_request("GET", r["links"]["latest_draft"], token)
+        r = zn.call(s, "POST", f"{base}/deposit/depositions/{new_version_of}/actions/newversion")
+        latest = r["links"]["latest_draft"]
+        zn.require_same_origin(latest, base)
+        dep = zn.call(s, "GET", latest)
     else:
-        dep = _zenodo_request("POST", f"{base}/deposit/depositions", token, body={})
-    dep_id, bucket = dep["id"], dep["links"]["bucket"]
-    name, data = release_archive(folder)
-    _zenodo_request("PUT", f"{bucket}/{name}", token, raw=data)
+        dep = zn.call(s, "POST", f"{base}/deposit/depositions", body={})
+    dep_id, bucket = dep["id"], dep["links"]["bucket"].rstrip("/")
+    zn.require_same_origin(bucket, base)  # the token never goes to a bucket on another host
+    with tempfile.TemporaryDirectory(prefix="causalarena-zenodo-") as tmp:
+        archive = release_archive(folder, tmp)
+        zn.call(s, "PUT", f"{bucket}/{archive.name}", upload=archive)
     for p in plan["files"][1:]:
-        _zenodo_request(
-            "PUT",
-            f"{bucket}/{p.lstrip('.') if p.startswith('.') else p}",
-            token,
-            raw=(folder / p).read_bytes(),
-        )
+        zn.call(s, "PUT", f"{bucket}/{p.lstrip('.')}", upload=folder / p)
     md = {k: v for k, v in plan["metadata"].items() if k != "doi"}
     md["prereserve_doi"] = True
-    res = _zenodo_request(
-        "PUT", f"{base}/deposit/depositions/{dep_id}", token, body={"metadata": md}
-    )
+    res = zn.call(s, "PUT", f"{base}/deposit/depositions/{dep_id}", body={"metadata": md})
     doi = ((res.get("metadata") or {}).get("prereserve_doi") or {}).get("doi")
     if publish:
-        res = _zenodo_request("POST", f"{base}/deposit/depositions/{dep_id}/actions/publish", token)
+        res = zn.call(s, "POST", f"{base}/deposit/depositions/{dep_id}/actions/publish")
         doi = res.get("doi", doi)
     return {**plan, "dry_run": False, "deposition_id": dep_id, "doi": doi, "published": publish}
