@@ -377,7 +377,17 @@ def test_md5_zip_is_unzipped_by_pooch(http_dir, tmp_path):
 
 
 def test_registry_file_is_pooch_format_and_complete():
+    from importlib.resources import files
+
+    import pooch
+
     reg = registry()
+    pup = pooch.create(path="unused", base_url="")
+    with files("causalarena.generator.real").joinpath("sources.txt").open() as fh:
+        pup.load_registry(fh)  # pooch's own parser reads the same table
+    assert {
+        p: (None if h == "unpinned" else h, pup.urls[p]) for p, h in pup.registry.items()
+    } == reg
     assert len(reg) == 178  # 176 files copied from git repositories + 2 Causal Chambers zips
     unpinned = sorted(p for p, (h, _) in reg.items() if h is None)
     assert unpinned == [

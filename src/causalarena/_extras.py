@@ -22,7 +22,17 @@ from causalarena.errors import CausalArenaError
 #: Top-level modules of each extra that the package imports (the import-budget test blocks
 #: exactly these to check that the core works without them).
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
-    "build": ("sympy", "pint", "mlcroissant", "jsonschema", "jinja2", "zarr", "xarray"),
+    "build": (
+        "sympy",
+        "pint",
+        "mlcroissant",
+        "jsonschema",
+        "jinja2",
+        "zarr",
+        "xarray",
+        "pooch",
+        "requests",
+    ),
     "plots": ("matplotlib", "jinja2"),
     "temporal": ("zarr", "xarray"),
     "baselines": ("sklearn", "causallearn", "lingam", "gies"),

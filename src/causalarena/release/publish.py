@@ -289,6 +289,9 @@ def publish_zenodo(
         raise ReleaseError("ZENODO_TOKEN is not set; export a Zenodo token as ZENODO_TOKEN")
     import tempfile
 
+    from causalarena._extras import require
+
+    require("requests", "build", "causalarena publish --zenodo")
     from causalarena.release import zenodo as zn
 
     base = base_url.rstrip("/")

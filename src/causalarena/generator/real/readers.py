@@ -130,8 +130,9 @@ class _Files:
 
     def unzipped(self, path: str) -> dict[str, Path]:
         """Basename -> path of the CSVs of a zip fetched into the cache (pooch ``Unzip``)."""
-        import pooch
+        from causalarena._extras import require
 
+        pooch = require("pooch", "build", "real-data source files")
         sf: SourceFile = self.ds.file(path)
         cache = self.cache if self.cache is not None else default_cache_dir()
         try:

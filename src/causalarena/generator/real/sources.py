@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -106,19 +107,35 @@ class SourceFile:
 
 @functools.cache
 def registry() -> dict[str, tuple[str | None, str]]:
-    """``{path: (known_hash or None, url)}`` read from ``sources.txt`` by pooch's own parser.
+    """``{path: (known_hash or None, url)}`` of ``sources.txt``.
+
+    Read without importing pooch (the real family is imported by every family lookup, also in
+    a core install); the file is in pooch's registry format and
+    ``tests/test_real.py::test_registry_file_is_pooch_format_and_complete`` checks that
+    :meth:`pooch.Pooch.load_registry` reads exactly these entries.
 
     Raises
     ------
-    OSError
-        If a registry line does not have 3 fields (pooch's message names the line).
+    ValueError
+        If a line does not have 3 fields (names the line).
     """
-    import pooch
+    out: dict[str, tuple[str | None, str]] = {}
+    text = files("causalarena.generator.real").joinpath(REGISTRY_FILE).read_text("utf-8")
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = shlex.split(line)
+        if len(fields) != 3:
+            raise ValueError(f"{REGISTRY_FILE} line {n}: expected <path> <alg>:<hex> <url>")
+        path, known, url = fields
+        out[path] = (None if known == UNPINNED else known.lower(), url)
+    return out
 
-    pup = pooch.create(path=default_cache_dir(), base_url="")
-    with files("causalarena.generator.real").joinpath(REGISTRY_FILE).open(encoding="utf-8") as fh:
-        pup.load_registry(fh)
-    return {p: (None if h == UNPINNED else h, pup.urls[p]) for p, h in sorted(pup.registry.items())}
+
+def _pooch_module() -> Any:
+    from causalarena._extras import require
+
+    return require("pooch", "build", "real-data source files")
 
 
 def _github_origin(url: str) -> str:
@@ -173,7 +190,7 @@ def check_file(path: Path, sf: SourceFile, *, allow_unpinned: bool = False) -> N
     RealDataError
         If ``sf`` has no checksum at all and ``allow_unpinned`` is false.
     """
-    import pooch
+    pooch = _pooch_module()
 
     if sf.known_hash is None:
         if not allow_unpinned:
@@ -194,7 +211,7 @@ def check_file(path: Path, sf: SourceFile, *, allow_unpinned: bool = False) -> N
 
 
 def _pooch(cache: Path, sf: SourceFile, retries: int) -> Any:
-    import pooch
+    pooch = _pooch_module()
 
     pooch.get_logger().setLevel("WARNING")
     return pooch.create(
@@ -243,7 +260,7 @@ def fetch(
     MissingSourceError
         The URL cannot be fetched (HTTP error, no network); the message names the URL.
     """
-    import pooch
+    pooch = _pooch_module()
     import requests
 
     pup = _pooch(Path(cache_dir), sf, retries)
