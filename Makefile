@@ -24,8 +24,14 @@ test-slow: $(STAMP)
 
 DOTIME_VENV ?= /tmp/dotime-venv
 
-bench: $(STAMP)
-	$(BIN)/python bench/bench_build.py
+# peer simulators for bench_generate.py; avici with --no-deps (it pins numpy<2, pyarrow==10)
+$(VENV)/.bench-stamp: pyproject.toml $(STAMP)
+	-$(BIN)/python -m pip install -q -e ".[bench]" && $(BIN)/python -m pip install -q --no-deps avici
+	@touch $@
+
+bench: $(STAMP) $(VENV)/.bench-stamp
+	$(BIN)/python bench/bench_generate.py
+	$(BIN)/python bench/bench_build.py --scale mini
 	$(BIN)/python bench/bench_score.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_run.py
