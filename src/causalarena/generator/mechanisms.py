@@ -55,6 +55,7 @@ Conventions shared by all families (choices where the paper is silent):
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable
@@ -137,8 +138,23 @@ def _signed_product(F: np.ndarray) -> np.ndarray:
     return np.where((absF == 0).any(axis=1), 0.0, out)
 
 
+@functools.lru_cache(maxsize=256)
 def _seeded_draws(seed: int, n_normal: int, n_uniform: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Standard normals (Box-Muller) and U[0, 1) draws regenerated from an integer seed."""
+    """Standard normals (Box-Muller) and U[0, 1) draws regenerated from an integer seed.
+
+    Cached (a pure function of its arguments; the arrays are read-only), so a mechanism
+    evaluated again -- calibration pilot, then each sample of the same spec -- does not redraw
+    its weights.
+    """
+    z, u = _seeded_draws_uncached(seed, n_normal, n_uniform)
+    z.flags.writeable = False
+    u.flags.writeable = False
+    return z, u
+
+
+def _seeded_draws_uncached(
+    seed: int, n_normal: int, n_uniform: int
+) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     m = (n_normal + 1) // 2
     u1 = 1.0 - rng.random(m)  # in (0, 1]

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 from causalarena.errors import SpecError
 from causalarena.spec import SCMSpec
@@ -83,6 +84,127 @@ def _stream(seed: int | np.random.SeedSequence, *key: int) -> np.random.Generato
     return np.random.default_rng(child)
 
 
+# numpy's SeedSequence hashing (numpy/random/bit_generator.pyx) and PCG64 seeding (pcg64.c)
+# constants; used to compute many node streams' initial states at once (_node_states).
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R, _M32 = 0xCA01F9DD, 0x4973F715, 0xFFFFFFFF
+
+
+def _u32_words(x: Any) -> list[int]:
+    """``SeedSequence``'s coercion of entropy/spawn keys to 32-bit words (little-endian)."""
+    if isinstance(x, (int, np.integer)):
+        x = int(x)
+        if x < 0:
+            raise TypeError("negative")
+        out = [] if x else [0]
+        while x:
+            out.append(x & _M32)
+            x >>= 32
+        return out
+    if isinstance(x, (list, tuple)):
+        return [w for v in x for w in _u32_words(v)]
+    raise TypeError(type(x).__name__)
+
+
+def _hashmix(value: int, hc: int) -> tuple[int, int]:
+    value ^= hc
+    hc = (hc * _MULT_A) & _M32
+    value = (value * hc) & _M32
+    return value ^ (value >> 16), hc
+
+
+def _mix(x: int, y: int) -> int:
+    r = (_MIX_L * x - _MIX_R * y) & _M32
+    return r ^ (r >> 16)
+
+
+def _node_words(seed: int | np.random.SeedSequence, d: int) -> np.ndarray | None:
+    """``generate_state(4, uint64)`` of the node streams' seed sequences, for ``j < d``.
+
+    Row ``j`` equals ``SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, _S_NODE, j))
+    .generate_state(4, np.uint64)`` (what PCG64 is seeded from; a test checks it against
+    numpy), but the hashing shared by all ``d`` keys is done once and the per-key part is
+    vectorised: far cheaper than ``d`` separate ``SeedSequence`` objects, which were the
+    sampler's largest overhead.  Returns None for seeds it does not handle (then the caller
+    builds each stream the ordinary way).
+
+    Returns
+    -------
+    ndarray of shape (d, 4), uint64, or None
+    """
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if ss.pool_size != 4 or d >= 2**32:
+        return None
+    try:
+        run = _u32_words(ss.entropy)
+        shared = _u32_words((*ss.spawn_key, _S_NODE))
+    except TypeError:
+        return None
+    run += [0] * (4 - len(run))  # SeedSequence pads the run entropy when there is a spawn key
+    ent = run + shared  # then one word per key: j
+    hc = _INIT_A
+    pool = [0] * 4
+    for i in range(4):
+        pool[i], hc = _hashmix(ent[i], hc)
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                h, hc = _hashmix(pool[i_src], hc)
+                pool[i_dst] = _mix(pool[i_dst], h)
+    for i_src in range(4, len(ent)):
+        for i_dst in range(4):
+            h, hc = _hashmix(ent[i_src], hc)
+            pool[i_dst] = _mix(pool[i_dst], h)
+    # the last word (the column index) differs per key: vectorised over keys in uint32, whose
+    # arithmetic wraps modulo 2**32 like SeedSequence's; its four mixing steps (one per pool
+    # word) are independent, so they run as one (4, d) pass
+    pre, post = [], []
+    for _ in range(4):
+        pre.append(hc)
+        hc = (hc * _MULT_A) & _M32
+        post.append(hc)
+    sh = np.uint32(16)
+    h = np.arange(d, dtype=np.uint32)[None, :] ^ np.array(pre, dtype=np.uint32)[:, None]
+    h *= np.array(post, dtype=np.uint32)[:, None]
+    h ^= h >> sh
+    r = np.uint32(_MIX_L) * np.array(pool, dtype=np.uint32)[:, None] - np.uint32(_MIX_R) * h
+    r ^= r >> sh
+    # generate_state(4, uint64): 8 32-bit words cycling over the pool
+    pre, post = [], []
+    hb = _INIT_B
+    for _ in range(8):
+        pre.append(hb)
+        hb = (hb * _MULT_B) & _M32
+        post.append(hb)
+    v = r[[0, 1, 2, 3, 0, 1, 2, 3]] ^ np.array(pre, dtype=np.uint32)[:, None]
+    v *= np.array(post, dtype=np.uint32)[:, None]
+    v ^= v >> sh
+    # SeedSequence views the words as little-endian uint64 pairs
+    return np.ascontiguousarray(v.T).astype("<u4").view("<u8").astype(np.uint64)
+
+
+class _Words(ISeedSequence):
+    """A seed sequence whose ``generate_state(4, uint64)`` is known (row of _node_words)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: np.ndarray):
+        self.words = words
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        if n_words != 4 or np.dtype(dtype) != np.uint64:
+            raise ValueError("_Words only seeds PCG64 (4 uint64 words)")
+        return self.words
+
+
+def _node_streams(seed: int | np.random.SeedSequence, d: int):
+    """``j -> _stream(seed, _S_NODE, j)``: each node's Generator, seeded from _node_words."""
+    words = _node_words(seed, d)
+    if words is None:
+        return lambda j: _stream(seed, _S_NODE, j)
+    return lambda j: np.random.Generator(np.random.PCG64(_Words(words[j])))
+
+
 @dataclass
 class _Compiled:
     spec: SCMSpec
@@ -103,23 +225,67 @@ def compile_spec(spec: SCMSpec) -> _Compiled:
     from causalarena.generator.scenario.operations import ALL_NOISES as NOISES
     from causalarena.generator.scenario.operations import ALL_ROOTS as ROOTS
 
-    idx = spec.index()
+    variables = spec.variables
+    idx = {v.name: i for i, v in enumerate(variables)}
     block_of: dict[int, tuple[int, int]] = {}
     for b, block in enumerate(spec.root_dependency):
         for pos, r in enumerate(block.roots):
             block_of[idx[r]] = (b, pos)
+    pa = [[idx[p] for p in v.parents] for v in variables]
+    # one index array for all nodes, then a view per node (cheaper than d small arrays)
+    flat = np.array([i for ps in pa for i in ps], dtype=np.intp)
+    ends = np.cumsum([len(ps) for ps in pa]).tolist()
+    parents = [flat[e - len(ps) : e] for ps, e in zip(pa, ends, strict=True)]
     return _Compiled(
         spec=spec,
-        order=spec.topological_order(),
-        parents=[np.array([idx[p] for p in v.parents], dtype=np.intp) for v in spec.variables],
-        mechs=[MECHANISMS[v.mechanism.family] if v.mechanism else None for v in spec.variables],
-        noises=[NOISES[v.noise.family] for v in spec.variables],
-        roots=[ROOTS[v.root.family] if v.root else None for v in spec.variables],
-        kinds=[v.kind for v in spec.variables],
+        order=_topological_order(spec, pa),
+        parents=parents,
+        mechs=[MECHANISMS[v.mechanism.family] if v.mechanism else None for v in variables],
+        noises=[NOISES[v.noise.family] for v in variables],
+        roots=[ROOTS[v.root.family] if v.root else None for v in variables],
+        kinds=[v.kind for v in variables],
         block_of=block_of,
         stressors={s.kind: s.params for s in spec.stressors},
         target_idx=[idx[t] for t in spec.intervention.targets] if spec.intervention else [],
     )
+
+
+def _topological_order(spec: SCMSpec, pa: list[list[int]]) -> list[int]:
+    """``spec.topological_order()`` (same heap on column indices, so the same order) from the
+    parent indices already resolved; a cycle is left to the spec's own method to report."""
+    import heapq
+
+    if all(i < j for j, ps in enumerate(pa) for i in ps):
+        # columns already in a topological order: the heap pops them in index order
+        return list(range(len(pa)))
+    indeg = [len(ps) for ps in pa]
+    children: list[list[int]] = [[] for _ in pa]
+    for j, ps in enumerate(pa):
+        for i in ps:
+            children[i].append(j)
+    heap = [i for i, k in enumerate(indeg) if k == 0]
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        i = heapq.heappop(heap)
+        order.append(i)
+        for c in children[i]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(heap, c)
+    if len(order) != len(pa):
+        return spec.topological_order()  # raises SpecError naming the cycle
+    return order
+
+
+def _adjacency(c: _Compiled) -> np.ndarray:
+    """``spec.adjacency()`` from the compiled parent indices: int8 (d, d), A[i, j] = 1 iff i -> j."""
+    d = len(c.parents)
+    a = np.zeros((d, d), dtype=np.int8)
+    if d:
+        cols = np.repeat(np.arange(d), [p.size for p in c.parents])
+        a[np.concatenate(c.parents), cols] = 1
+    return a
 
 
 def assign_targets(
@@ -293,19 +459,22 @@ def _sweep(
         for b, block in enumerate(spec.root_dependency)
     ]
     values_rng = _stream(seed, _S_VALUES)
+    node_stream = _node_streams(seed, d)
+    targeted = mask.any(axis=0) if mask is not None else np.zeros(d, dtype=bool)
     iv = spec.intervention
     soft = c.stressors.get("soft_intervention")
     shift = c.stressors.get("intervention_shift")
     high_noise = c.stressors.get("high_noise")
     for j in c.order:
         v = spec.variables[j]
-        rng = _stream(seed, _S_NODE, j)
+        rng = node_stream(j)
         if v.role == "root":
             if j in c.block_of:
                 b, pos = c.block_of[j]
                 u = block_u[b][:, pos]
             else:
-                u = np.clip(rng.random(n), 1e-12, 1 - 1e-12)
+                u = rng.random(n)  # clipped to [1e-12, 1 - 1e-12] (np.clip without its wrapper)
+                np.minimum(np.maximum(u, 1e-12, out=u), 1 - 1e-12, out=u)
             x = np.asarray(c.roots[j].ppf(v.root.params, u), dtype=np.float64)
         else:
             P = X[:, c.parents[j]]
@@ -327,7 +496,7 @@ def _sweep(
             if calibrate:
                 noise_params = c.noises[j].calibrate(v.noise.params, s, P, rng)
                 info["calibration"].setdefault(j, {})["noise"] = noise_params
-                rng = _stream(seed, _S_NODE, j)
+                rng = node_stream(j)
             x = np.asarray(c.noises[j].apply(noise_params, s, P, rng), dtype=np.float64)
             if high_noise is not None:
                 x = x + float(high_noise.get("scale", 0.35)) * _stream(
@@ -337,9 +506,9 @@ def _sweep(
                 hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
                 x = np.clip(np.round(x), 0, hi_level)
         _check_finite(v, x)
-        if mask is not None and modes is not None and mask[:, j].any():
+        if targeted[j] and modes is not None:
             x = _intervene_modes(c, j, x, X, n, n_obs, seed, mask, modes, values_rng, info)
-        elif mask is not None and mask[:, j].any():
+        elif targeted[j]:
             rows = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
             rule = iv.value_rule
@@ -431,6 +600,8 @@ def _intervene_modes(
 
 #: Largest magnitude a value may have: the released ``X`` is float32.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: Smallest float64 magnitude whose float32 cast is inf: 2**128 - 2**103.
+_F32_OVERFLOW = 2.0**128 - 2.0**103
 
 
 def _check_finite(v: Any, x: np.ndarray) -> None:
@@ -441,6 +612,10 @@ def _check_finite(v: Any, x: np.ndarray) -> None:
     SpecError
         Naming the variable, its mechanism (or root) family and the largest magnitude.
     """
+    # fast path: the float32 cast of a float64 is finite iff |x| is below the midpoint between
+    # float32's max and 2**128 (round to nearest even); nan fails the comparison
+    if x.size == 0 or np.abs(x).max() < _F32_OVERFLOW:
+        return
     with np.errstate(over="ignore", invalid="ignore"):
         ok = np.isfinite(x).all() and np.isfinite(x.astype(np.float32)).all()
     if ok:
@@ -635,7 +810,8 @@ def sample(
     diagnostics["clip_bounds"] = clip
     with np.errstate(over="ignore", invalid="ignore"):
         X32 = X.astype(np.float32)
-    bad = np.flatnonzero(~np.isfinite(X32).all(axis=0))
+    finite = np.isfinite(X32)
+    bad = np.empty(0, dtype=np.intp) if finite.all() else np.flatnonzero(~finite.all(axis=0))
     if bad.size:  # an observation stressor (outliers, warping) pushed a column out of range
         v = spec.variables[int(bad[0])]
         raise SpecError(
@@ -647,7 +823,7 @@ def sample(
     return Table(
         X=X32,
         mask=mask,
-        adjacency=spec.adjacency(),
+        adjacency=_adjacency(c),
         names=spec.names,
         n_obs=n_obs,
         n_int=n_int,
