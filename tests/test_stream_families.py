@@ -157,6 +157,21 @@ def test_lab_reserved_rows_publish_fingerprints():
     assert fps == [fingerprint(e.spec.to_json()) for e in eps]
 
 
+def test_temporal_reserved_rows_publish_fingerprints():
+    from causalarena.generator.temporal.family import reserved_instances
+    from causalarena.generator.temporal.storage import episodes_to_arrow
+    from causalarena.generator.temporal.suites import generate_suite_episodes, get_temporal_suite
+    from causalarena.release.reserved import _fingerprint
+
+    suite = get_temporal_suite("dot-generic")
+    table = episodes_to_arrow(generate_suite_episodes(suite, [0, 1]))
+    got = list(reserved_instances(suite.config, table))
+    # the commitment row has a `variables` column (names), yet its SCM is the `scm` field
+    assert all("variables" in json.loads(sj) for _, sj, _, _ in got)
+    fps = [_fingerprint(sj) for _, sj, _, _ in got]
+    assert fps == [fingerprint(s) for s in table.column("scm").to_pylist()] and all(fps)
+
+
 def test_lab_guard_rejects_a_planted_release_episode(lab_release, monkeypatch):
     import dataclasses
 

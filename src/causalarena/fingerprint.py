@@ -138,14 +138,11 @@ def graphs(spec: str | dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGra
     d = json.loads(spec) if isinstance(spec, str) else spec
     if not isinstance(d, dict):
         raise ValueError("an SCM spec must be a JSON object")
-    if "variables" not in d and "A0" not in d:
-        # a released row holding its SCM as JSON (lab ``spec``, temporal ``scm``), as the
-        # reserved commitments of those families serialise it
-        inner = d.get("spec", d.get("scm"))
-        if isinstance(inner, str):
-            d = json.loads(inner)
-        elif isinstance(inner, dict):
-            d = inner
+    inner = d.get("spec", d.get("scm"))
+    if isinstance(inner, str | dict):
+        # a released row holding its SCM as JSON (lab ``spec``, temporal ``scm``; neither SCM
+        # format has such a field), as the reserved commitments of those families serialise it
+        d = json.loads(inner) if isinstance(inner, str) else inner
         if not isinstance(d, dict):
             raise ValueError("an SCM spec must be a JSON object")
     if "variables" in d:
