@@ -39,7 +39,7 @@ def dispatch(args: argparse.Namespace) -> int | None:
         print(f"causalarena overlap: error: -n must be >= 1, got {args.n}", file=sys.stderr)
         return 2
     try:
-        rep = overlap(args.source, args.release, n=args.n)
+        rep = overlap(args.source, args.release, n=args.n, quiet=getattr(args, "quiet", False))
     except (CausalArenaError, ValueError, OSError) as exc:
         print(f"causalarena overlap: error: {exc}", file=sys.stderr)
         return 2

@@ -26,8 +26,11 @@ from typing import Any
 LEVELS = ("exact", "mix", "graph")
 
 
-def corpus_fingerprints(source: str | os.PathLike, *, n: int | None = None) -> dict[str, Any]:
-    """Fingerprints of a corpus folder or stream configuration file.
+def corpus_fingerprints(
+    source: str | os.PathLike, *, n: int | None = None, quiet: bool = False
+) -> dict[str, Any]:
+    """Fingerprints of a corpus folder or stream configuration file (a stream shows a progress
+    bar on stderr unless ``quiet``).
 
     Returns
     -------
@@ -57,10 +60,15 @@ def corpus_fingerprints(source: str | os.PathLike, *, n: int | None = None) -> d
             count = n
         seed = int(cfg.pop("seed", 0))
         col = "scm" if family == "temporal" else "spec"
-        for row in stream(family, seed, **cfg).take(count):
-            for lv, h in fingerprint(row[col]).items():
-                index[lv].add(h)
-            items += 1
+        from causalarena.ui import progress
+
+        with progress(quiet) as bar:
+            task = bar.add_task(f"fingerprinting the {family} stream", total=count)
+            for row in stream(family, seed, **cfg).take(count):
+                for lv, h in fingerprint(row[col]).items():
+                    index[lv].add(h)
+                items += 1
+                bar.advance(task)
         return {"kind": "stream", "source": str(src), "items": items, "index": index}
     if not src.exists():
         raise ValueError(
@@ -111,7 +119,11 @@ def _count(fps: list[dict[str, str]], index: dict[str, set[str]]) -> dict[str, i
 
 
 def overlap(
-    source: str | os.PathLike, releases: list[str | os.PathLike], *, n: int | None = None
+    source: str | os.PathLike,
+    releases: list[str | os.PathLike],
+    *,
+    n: int | None = None,
+    quiet: bool = False,
 ) -> dict[str, Any]:
     """Overlap of a corpus or stream with each release (see the module docstring).
 
@@ -126,7 +138,7 @@ def overlap(
     from causalarena.fingerprint import SCHEME
     from causalarena.loaders.stream import release_items
 
-    corpus = corpus_fingerprints(source, n=n)
+    corpus = corpus_fingerprints(source, n=n, quiet=quiet)
     out: dict[str, Any] = {
         "scheme": SCHEME,
         "source": corpus["source"],
