@@ -27,7 +27,6 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
         "pint",
         "mlcroissant",
         "jsonschema",
-        "jinja2",
         "zarr",
         "xarray",
         "pooch",
