@@ -249,3 +249,23 @@ def test_zarr_store_holds_regime_paths_and_graphs(regime_eps, tmp_path):
         np.testing.assert_array_equal(G0[:R, :n, :n], e.scm.regime_graphs()[0])
         assert not G0[R:].any()
         assert json.loads(str(ds["intervention_targets"][k].values)) == e.intervention.targets
+
+
+def test_continuous_time_regime_chain_uses_the_step_scaled_transitions():
+    """In continuous time a fine step of dt uses I + dt (P - I): switches per time unit match
+    the one-time-unit chain, not one switch chance per fine step."""
+    from causalarena.generator.temporal.simulate import simulate_continuous
+
+    scm = draw_regimes_scm(np.random.default_rng(4), 3, n_vars=3, max_lag=1)
+    P = np.asarray(scm.regimes.transition)
+    b = simulate_continuous([scm] * 40, 50.0, None, 1, dt=0.05, keys=list(range(40)))
+    path = b.regime
+    assert path.min() >= 0 and path.max() <= 2 and np.isfinite(b.factual).all()
+    switches = np.sum(path[:, 1:] != path[:, :-1]) / (40 * 50.0)  # per time unit
+    w, v = np.linalg.eig(P.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1))])
+    pi /= pi.sum()
+    expected = float(pi @ (1 - np.diag(P)))  # stationary leave rate per time unit
+    assert 0.6 * expected < switches < 1.5 * expected
+    # one switch chance per fine step (no dt scaling) would switch 1 / dt = 20 times as often
+    assert switches < 0.2 * expected / 0.05

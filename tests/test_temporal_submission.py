@@ -205,3 +205,42 @@ def test_a_file_written_by_dotimes_own_submission_tool_is_read(tmp_path, monkeyp
             assert ours["pooled"][k] == v, k
         else:
             assert ours["pooled"][k] == pytest.approx(v, rel=1e-5, abs=1e-6), k
+
+
+def test_cli_evaluate_writes_and_check_reads_a_submission(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from causalarena.cli import main
+    from causalarena.generator.temporal import suites as S
+    from causalarena.generator.temporal.storage import episodes_to_arrow
+
+    s = S.get_temporal_suite("dot-regimes")
+    eps = S.generate_suite_episodes(s, s.public_indices("mini")[:6])
+    rel = tmp_path / "rel"
+    (rel / "data" / "dot-regimes").mkdir(parents=True)
+    pq.write_table(
+        episodes_to_arrow(eps), rel / "data" / "dot-regimes" / "test-00000-of-00001.parquet"
+    )
+    model = tmp_path / "m" / "model.py"
+    model.parent.mkdir()
+    model.write_text(
+        "import numpy as np\n"
+        "class M:\n"
+        "    def predict(self, v):\n"
+        "        return np.ones(len(v.query_times))\n"
+    )
+    out = tmp_path / "sub.json"
+    argv = ["temporal", "evaluate", str(rel), "--config", "dot-RegimeSwitch-v1"]
+    assert main([*argv, "--model", f"{model}:M", "--name", "ones", "--submission", str(out)]) == 0
+    d = C.read_submission(out)
+    y = np.concatenate([e.y_true for e in eps])
+    assert d["model"] == "ones" and d["suite"] == "dot-RegimeSwitch-v1"
+    assert d["pooled"]["rmse"] == pytest.approx(np.sqrt(np.mean((1 - y) ** 2)))
+    assert set(d["per_structure"]) <= {"regime_2", "regime_3", "regime_5"}
+    assert main(["temporal", "check-submission", str(out)]) == 0
+    assert "dot-RegimeSwitch-v1 | ones: 6 episodes" in capsys.readouterr().out
+    out.write_text("{}")
+    assert main(["temporal", "check-submission", str(out)]) == 2
+    assert str(out) in capsys.readouterr().err
+    assert main([*argv, "--baseline", "nope"]) == 2
+    assert "known: backdoor_ols" in capsys.readouterr().err

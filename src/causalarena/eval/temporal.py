@@ -470,8 +470,15 @@ def evaluate(
     isolation: str = "process",
     timeout: float | None = None,
     release: str | Path | None = None,
+    name: str | None = None,
+    dir_target: str = "auto",
 ) -> dict[str, Any]:
     """Run a model on decoded rows and score it (see :func:`score` and :func:`run_model`).
+
+    ``result["dotime"]`` is the run as a ``ctp-submission/1`` document
+    (:func:`causalarena.eval.temporal_submission.submission`) named ``name`` (default: the
+    model's ``name`` attribute, class name or import spec), its ``dir_acc`` scoring
+    ``dir_target`` (``"auto"``: the effect for counterfactual pairs, else the level).
 
     No attribute of the model grants it more than its views (there is no privileged path):
     the :class:`~causalarena.baselines.temporal.Oracle` control reaches the answers the way any
@@ -488,8 +495,9 @@ def evaluate(
     if recs:  # the same results in DoTime's ctp-submission/1 form (write_submission)
         from causalarena.eval.temporal_submission import submission
 
-        name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
-        out["dotime"] = submission(recs, model=str(name))
+        if name is None:
+            name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
+        out["dotime"] = submission(recs, model=str(name), dir_target=dir_target)
     iso: dict[str, Any] = {"mode": isolation}
     if isolation == "process":
         iso.update(guarantees())
