@@ -31,6 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--workers", type=int, default=1, help="worker processes (bytes do not depend on it)"
     )
+    b.add_argument(
+        "--scheduler",
+        default="local",
+        help="local (default: --workers processes here) or a dask.distributed scheduler "
+        "address, e.g. tcp://host:8786 (docs/distributed.md; bytes do not depend on it)",
+    )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.add_argument(
         "--real-data-dir",
@@ -193,7 +199,14 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.suite not in (*known, "real", "dot"):
                 raise unknown_name("suite", args.suite, [*known, "real", "dot"], "suite")
         if args.cmd == "build" and getattr(args, "reserved_key", None):
+            from causalarena.release.cluster import is_local
             from causalarena.release.reserved import build_reserved
+
+            if not is_local(args.scheduler):
+                raise ValueError(
+                    f"--scheduler {args.scheduler}: reserved builds run on this machine only "
+                    "(the secret key never leaves it); use --scheduler local"
+                )
 
             out = build_reserved(
                 args.suite,
@@ -231,7 +244,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             suite = "dot-all" if args.suite == "dot" else args.suite
             out = build(
-                suite, scale=args.scale, out=args.out, workers=args.workers, quiet=args.quiet
+                suite,
+                scale=args.scale,
+                out=args.out,
+                workers=args.workers,
+                quiet=args.quiet,
+                scheduler=args.scheduler,
             )
             print(f"built {args.suite} ({args.scale}) into {out}", file=sys.stderr)
             if not args.quiet:

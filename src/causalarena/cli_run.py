@@ -129,6 +129,12 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
         default="process",
         help="process (default): warm isolated workers; none: in this process (debugging)",
     )
+    r.add_argument(
+        "--scheduler",
+        default="local",
+        help="local (default: --workers slots here) or a dask.distributed scheduler address, "
+        "e.g. tcp://host:8786: each run in an isolated worker on a node (docs/distributed.md)",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -149,10 +155,14 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"causalarena run: error: {exc}", file=sys.stderr)
         return 2
-    if args.isolation == "process":  # its imports overlap with ours and with reading the release
+    from causalarena.release.cluster import is_local
+
+    local = is_local(getattr(args, "scheduler", None))
+    if args.isolation == "process" and local:  # its imports overlap with ours and the release
         from causalarena.eval.workers import preload_modules, start_fork_server
 
         start_fork_server(preload_modules(args.methods))
+    from causalarena.errors import CausalArenaError
     from causalarena.eval.runner import RunOptionError, run_methods
 
     try:
@@ -170,9 +180,13 @@ def run_command(args: argparse.Namespace) -> int:
             instances=args.instances,
             isolation=args.isolation,
             quiet=args.quiet,
+            **({} if local else {"scheduler": args.scheduler}),
         )
     except RunOptionError as exc:
         print(f"causalarena run: error: {exc.cli_message()}", file=sys.stderr)
+        return 2
+    except (CausalArenaError, ImportError) as exc:  # e.g. an unreachable scheduler
+        print(f"causalarena run: error: {exc}", file=sys.stderr)
         return 2
     for m, reason in res["missing"].items():
         print(f"skipped {m}: {reason}", file=sys.stderr)

@@ -398,6 +398,22 @@ def _pool(isolation: str, *, workers: int, timeout: float, memory_limit: int | N
     )
 
 
+def _dask_pool(scheduler: str, memory_limit: Any, timeout: float, methods):
+    """A :class:`~causalarena.eval.dask_pool.DaskPool` whose memory limit is resolved against
+    the cluster (``"auto"``: from the dask workers' own limits)."""
+    from causalarena.eval.dask_pool import DaskPool, auto_memory_limit
+    from causalarena.eval.workers import preload_modules
+
+    auto = isinstance(memory_limit, str) and memory_limit.strip().lower() == "auto"
+    mem = None if auto else _memory_bytes(memory_limit, 1, "process")
+    pool = DaskPool(
+        str(scheduler), timeout=timeout, memory_limit=mem, preload=preload_modules(methods)
+    )
+    if auto:
+        pool.memory_limit = auto_memory_limit(pool.workers)
+    return pool
+
+
 def _memory_bytes(memory_limit: Any, workers: int, isolation: str) -> int | None:
     from causalarena.eval.workers import parse_memory_limit
 
@@ -427,6 +443,7 @@ def run_methods(
     instances: Sequence[str] | None = None,
     isolation: str = "process",
     quiet: bool = False,
+    scheduler: str = "local",
 ) -> dict[str, Any]:
     """Run ``methods`` on every (selected) instance of ``config`` and write predictions.
 
@@ -462,6 +479,12 @@ def run_methods(
     isolation : {"process", "none"}, default="process"
     quiet : bool, default=False
         No progress bar on stderr.
+    scheduler : str, default="local"
+        ``"local"``: ``workers`` slots on this machine; else the address of a
+        ``dask.distributed`` scheduler: each run is a dask task executed in an isolated warm
+        worker on the node (:mod:`causalarena.eval.dask_pool`; same budget and memory-limit
+        enforcement; ``workers`` unused; ``"auto"`` memory is 80 % of the smallest dask
+        worker's limit per thread).  ``run.json`` records ``executor`` and ``scheduler``.
 
     Returns
     -------
@@ -492,9 +515,19 @@ def run_methods(
     )
     load_plugins()
     refs, meta, missing = _method_meta(list(methods))
-    mem = _memory_bytes(memory_limit, workers, isolation)
-    # the pool (and its fork server's imports) starts before the release is read
-    pool = _pool(isolation, workers=workers, timeout=timeout, memory_limit=mem, methods=refs)
+    from causalarena.release.cluster import is_local
+
+    if is_local(scheduler):
+        mem = _memory_bytes(memory_limit, workers, isolation)
+        # the pool (and its fork server's imports) starts before the release is read
+        pool = _pool(isolation, workers=workers, timeout=timeout, memory_limit=mem, methods=refs)
+    else:
+        if isolation != "process":
+            raise RunOptionError(
+                "scheduler", scheduler, "needs isolation='process' (runs happen on the cluster)"
+            )
+        pool = _dask_pool(scheduler, memory_limit, timeout, refs)
+        mem = pool.memory_limit
     try:
         return _run(
             pool,
@@ -667,6 +700,8 @@ def _run(
                 "replicates": None if reps is None else sorted(reps),
                 "instances": None if wanted is None else len(wanted),
                 "isolation": isolation,
+                "executor": getattr(pool, "executor", "local"),
+                **({"scheduler": pool.scheduler} if hasattr(pool, "scheduler") else {}),
                 "rows": len(ids),
                 "counts": counts[m],
             }

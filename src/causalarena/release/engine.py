@@ -29,9 +29,14 @@ A family (:class:`causalarena.family.Family`) declares configs, schemas, work un
    ``CITATION.cff`` and ``.zenodo.json`` (:func:`causalarena.release.render.write_metadata_files`).
 
 Workers are ``spawn`` processes that exit when the parent dies (``PR_SET_PDEATHSIG`` where
-available, and a watchdog thread polling the parent pid).  Test hook: with
+available, and a watchdog thread polling the parent pid).  With ``scheduler=`` a
+``dask.distributed`` address, units run on the cluster's workers instead; they return their
+parts as bytes and this process writes them (:mod:`causalarena.release.cluster`), so the lock,
+resume records and atomic writes above hold unchanged.  Test hooks: with
 ``CAUSALARENA_TEST_KILL_AT_FIRST_TEMP=1`` the process writing the first temporary file
-SIGKILLs itself right after creating it (kill-and-resume tests).
+SIGKILLs itself right after creating it (kill-and-resume tests);
+``CAUSALARENA_TEST_KILL_DASK_WORKER_ONCE=PATH`` makes the first unit started on a dask worker
+kill that worker (lost-worker tests).
 """
 
 from __future__ import annotations
@@ -53,8 +58,10 @@ from causalarena._extras import check_extra
 from causalarena.errors import ReleaseError
 from causalarena.family import Family, Unit, family_of, register, shard_count
 from causalarena.release.io import (
+    atomic_write_bytes,
     atomic_write_json,
     atomic_write_parquet,
+    parquet_bytes,
     remove_stale_temporaries,
     sha256_file,
 )
@@ -134,27 +141,43 @@ def _watch_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _run_unit(
+def _compute_unit(
     family_name: str,
     unit: Unit,
-    out: str,
-    key: dict[str, Any],
     runner: Callable[[Family, Unit], Any] | None = None,
+    modules: tuple[str, ...] = (),
+    expect: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run one unit and write its parts and record (in a worker or in the parent).
+    """Run one unit and return its parts as Parquet bytes, without touching any folder.
 
-    ``runner(family, unit)`` replaces ``family.run_unit(unit)`` when given (a picklable
-    module-level callable; the reserved build passes one that draws from the secret key)."""
+    Runs in the engine, in a local worker, or on a dask worker (``modules``: the modules of
+    the family's ``units`` and ``run_unit``, imported there so that families defined outside
+    the registry are known; ``expect``: the ``environment`` and ``code_sha256`` of the
+    unit's build key, checked against this process's before running).  Returns
+    ``{"parts": [{"config", "rows", "data"}], "audit": [...]}``.
+
+    Raises
+    ------
+    ReleaseError
+        The unit returned an unknown config or a table whose schema differs from the declared
+        one; this process runs other package/library versions or code than ``expect``."""
     from threadpoolctl import threadpool_limits
 
     from causalarena.family import families
 
+    if modules:
+        from causalarena.release.cluster import test_kill_hook
+
+        for module in modules:
+            _register_module(module)
+        test_kill_hook()
     fam = families()[family_name]
+    if expect is not None:
+        _check_same_code(fam, expect)
     with threadpool_limits(1):  # identical floating-point results in every process
         res = fam.run_unit(unit) if runner is None else runner(fam, unit)
-    outp = Path(out)
     schemas = {c.name: c.schema for c in fam.configs(unit.suite)}
-    files = []
+    parts = []
     for config in sorted(res.tables):
         table = res.tables[config]
         if config not in schemas:
@@ -164,20 +187,79 @@ def _run_unit(
                 f"{unit.suite} unit {unit.key}: config {config!r} table schema differs from "
                 "the declared one"
             )
-        rel = f"{BUILD_DIR}/parts/{config}/{unit.key}.parquet"
-        atomic_write_parquet(outp / rel, table, **_parquet_options(fam))
+        data = parquet_bytes(table, **_parquet_options(fam))
+        parts.append({"config": config, "rows": table.num_rows, "data": data})
+    return {"parts": parts, "audit": res.audit}
+
+
+_MY_CODE: dict[str, dict[str, Any]] = {}
+
+
+def _check_same_code(fam: Family, expect: Mapping[str, Any]) -> None:
+    """Refuse to run on a worker whose versions or generator code differ from the engine's
+    (its bytes could differ); names the first differing field and both values."""
+    mine = _MY_CODE.get(fam.name)
+    if mine is None:  # once per worker process and family (hashing the code takes ~0.2 s)
+        mine = _MY_CODE[fam.name] = {
+            "environment": environment(),
+            "code_sha256": code_sha256(fam.code),
+        }
+    diff = _first_difference(dict(expect), mine)
+    if diff is not None:
+        field, ours, theirs = diff
+        raise ReleaseError(
+            f"worker on host {socket.gethostname()}: {field} is {theirs!r} there but "
+            f"{ours!r} in the building process; install the same causalarena and library "
+            "versions on every worker (the bytes are identical only then)"
+        )
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            d = _first_difference(a.get(k), b.get(k), f"{path}.{k}" if path else k)
+            if d is not None:
+                return d
+        return None
+    return None if a == b else (path, a, b)
+
+
+def _write_unit(
+    out: Path, unit: Unit, key: dict[str, Any], computed: dict[str, Any]
+) -> dict[str, Any]:
+    """Write a computed unit's parts and then its record (each atomically); return the record.
+
+    Writing the same unit twice (a re-executed task) replaces identical bytes."""
+    files = []
+    for part in computed["parts"]:
+        rel = f"{BUILD_DIR}/parts/{part['config']}/{unit.key}.parquet"
+        atomic_write_bytes(out / rel, part["data"])
         files.append(
             {
                 "path": rel,
-                "config": config,
-                "rows": table.num_rows,
-                "bytes": (outp / rel).stat().st_size,
-                "sha256": sha256_file(outp / rel),
+                "config": part["config"],
+                "rows": part["rows"],
+                "bytes": len(part["data"]),
+                "sha256": hashlib.sha256(part["data"]).hexdigest(),
             }
         )
-    rec = {"key": key, "unit": unit.key, "files": files, "audit": res.audit}
-    atomic_write_json(_unit_record(outp, unit.key), rec)
+    rec = {"key": key, "unit": unit.key, "files": files, "audit": computed["audit"]}
+    atomic_write_json(_unit_record(out, unit.key), rec)
     return rec
+
+
+def _run_unit(
+    family_name: str,
+    unit: Unit,
+    out: str,
+    key: dict[str, Any],
+    runner: Callable[[Family, Unit], Any] | None = None,
+) -> dict[str, Any]:
+    """Run one unit and write its parts and record (in a local worker or in the parent).
+
+    ``runner(family, unit)`` replaces ``family.run_unit(unit)`` when given (a picklable
+    module-level callable; the reserved build passes one that draws from the secret key)."""
+    return _write_unit(Path(out), unit, key, _compute_unit(family_name, unit, runner))
 
 
 def _parquet_options(fam: Family) -> dict[str, Any]:
@@ -504,6 +586,7 @@ def build(
     workers: int = 1,
     quiet: bool = False,
     family: Family | None = None,
+    scheduler: str = "local",
     **options: Any,
 ) -> Path:
     """Build a suite of any family into a Hugging Face dataset folder.
@@ -522,6 +605,11 @@ def build(
         Hide the progress bar and the resume note.
     family : Family, optional
         The family (default: the registered family that builds ``suite``).
+    scheduler : str, default="local"
+        ``"local"``: ``workers`` processes on this machine; else the address of a
+        ``dask.distributed`` scheduler (``tcp://host:8786``) whose workers run the units and
+        return their parts to this process, which writes them (``workers`` is then unused;
+        see :mod:`causalarena.release.cluster`).  The output bytes do not depend on it.
     **options
         Family options (e.g. ``real_data_dir`` for ``arena-real``); recorded in the resume key
         through the units' parameters, never as local paths in the manifest.
@@ -537,6 +625,8 @@ def build(
     ------
     ValueError
         Unknown suite or scale, or ``workers < 1``.
+    ImportError
+        A dask ``scheduler`` without the ``distributed`` extra installed.
     ReleaseError
         ``out`` is a file, a non-empty folder that is not a causalarena release, a release of
         another suite/version/scale, a frozen version the build would change, holds files
@@ -598,7 +688,16 @@ def build(
                 f"building {suite} ({scale})", total=len(units), completed=len(records)
             )
             shards = run_and_consolidate(
-                outp, fam, suite, units, keys, records, todo, workers, lambda: bar.advance(task)
+                outp,
+                fam,
+                suite,
+                units,
+                keys,
+                records,
+                todo,
+                workers,
+                lambda: bar.advance(task),
+                scheduler=scheduler,
             )
         _remove_unwritten(
             outp, old, {f["path"] for f in shards}, {c.name for c in fam.configs(suite)}
@@ -628,15 +727,30 @@ def run_units(
     workers: int,
     advance: Callable[[], Any] | None = None,
     runner: Callable[[Family, Unit], Any] | None = None,
+    scheduler: str | None = None,
 ) -> None:
-    """Run ``todo`` (in ``workers`` spawn processes when > 1), writing each unit's parts and
-    record under ``out/.build`` and adding the records to ``records``.
+    """Run ``todo`` (in ``workers`` spawn processes when > 1, or on the dask scheduler at
+    ``scheduler``), writing each unit's parts and record under ``out/.build`` and adding the
+    records to ``records``.
 
     Raises
     ------
     ReleaseError
-        A worker process died (the finished units are kept; rerunning resumes).
+        A worker process died (the finished units are kept; rerunning resumes); with a dask
+        scheduler: it cannot be reached, or a unit killed every worker it was retried on.
     """
+    from causalarena.release.cluster import is_local
+
+    if not todo:
+        return
+    if not is_local(scheduler):
+        if runner is not None:
+            raise ReleaseError(
+                "reserved builds run on this machine only (--scheduler local): the secret key "
+                "never leaves it"
+            )
+        _run_units_dask(out, fam, todo, keys, records, str(scheduler), advance)
+        return
     nw = max(1, min(workers, len(todo), os.cpu_count() or 1))
     if nw == 1:
         for u in todo:
@@ -667,6 +781,62 @@ def run_units(
             ) from None
 
 
+def _run_units_dask(
+    out: Path,
+    fam: Family,
+    todo: list[Unit],
+    keys: Mapping[str, dict[str, Any]],
+    records: dict[str, dict[str, Any]],
+    scheduler: str,
+    advance: Callable[[], Any] | None,
+) -> None:
+    """Submit ``todo`` to the dask scheduler at ``scheduler``; write each returned unit here.
+
+    Workers return Parquet bytes (:func:`_compute_unit`) and never write into ``out``; a task
+    whose worker was lost is re-executed by dask (up to ``distributed.scheduler.
+    allowed-failures`` times) and its result is written once, by this process."""
+    import uuid
+
+    from causalarena.release.cluster import connect, distributed_module, killed_worker_error
+
+    distributed = distributed_module()
+    killed = killed_worker_error()
+    modules = tuple(dict.fromkeys((fam.units.__module__, fam.run_unit.__module__)))
+    token = uuid.uuid4().hex[:8]  # a new build never picks up another build's results
+    with connect(scheduler) as client:
+        futs = {
+            client.submit(
+                _compute_unit,
+                fam.name,
+                u,
+                None,
+                modules,
+                {k: keys[u.key][k] for k in ("environment", "code_sha256")},
+                key=f"causalarena-unit-{u.suite}-{u.key}-{token}",
+                pure=False,
+            ): u
+            for u in todo
+        }
+        try:
+            for fut in distributed.as_completed(futs, loop=client.loop):
+                u = futs[fut]
+                try:
+                    computed = fut.result()
+                except killed as exc:
+                    raise ReleaseError(
+                        f"{out}: unit {u.key} was lost with every dask worker it ran on "
+                        f"({exc}; out of memory?); finished units are kept, rerun the same "
+                        "command to resume"
+                    ) from None
+                records[u.key] = _write_unit(out, u, keys[u.key], computed)
+                fut.release()
+                if advance is not None:
+                    advance()
+        except BaseException:
+            client.cancel(list(futs))
+            raise
+
+
 def run_and_consolidate(
     out: Path,
     fam: Family,
@@ -679,10 +849,11 @@ def run_and_consolidate(
     advance: Callable[[], Any] | None = None,
     runner: Callable[[Family, Unit], Any] | None = None,
     prefix: str = "test",
+    scheduler: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run the pending units, then write the shards (:func:`_consolidate`); units whose
     deleted parts are needed again (a damaged shard) are run again first."""
-    run_units(out, fam, todo, keys, records, workers, advance, runner)
+    run_units(out, fam, todo, keys, records, workers, advance, runner, scheduler)
     by_key = {u.key: u for u in units}
     for _ in range(2):
         ordered = [records[u.key] for u in units]
@@ -691,17 +862,29 @@ def run_and_consolidate(
             return _consolidate(out, fam, suite, ordered, dees, prefix)
         except PartsMissing as exc:
             again = [by_key[k] for k in sorted(exc.units, key=list(by_key).index)]
-            run_units(out, fam, again, keys, records, workers, None, runner)
+            run_units(out, fam, again, keys, records, workers, None, runner, scheduler)
     raise ReleaseError(f"{out}: parts of {suite} are still missing after rebuilding them")
 
 
 def _worker_init(parent: int, module: str) -> None:
-    """Watch the parent; register every :class:`Family` defined in ``module`` (the module of
-    the family's ``run_unit``), so families defined outside the registry work in workers."""
+    """Watch the parent; register every :class:`Family` defined in ``module``."""
+    _watch_parent(parent)
+    _register_module(module)
+
+
+def _register_module(module: str) -> None:
+    """Register every :class:`Family` defined in ``module`` (the module of the family's
+    ``run_unit``), so families defined outside the registry work in workers."""
     import importlib
 
-    _watch_parent(parent)
-    mod = importlib.import_module(module)
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise ReleaseError(
+            f"worker on host {socket.gethostname()}: cannot import {module}, the module of "
+            f"the family's run_unit ({exc}); install causalarena and that module on every "
+            "worker"
+        ) from None
     for value in vars(mod).values():
         if isinstance(value, Family):
             register(value)

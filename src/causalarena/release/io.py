@@ -68,6 +68,18 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
     atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode())
 
 
+def parquet_bytes(table: Any, **kwargs: Any) -> bytes:
+    """The Parquet file :func:`atomic_write_parquet` would write for ``table``, as bytes
+    (identical bytes: same writer, same options, page checksums on by default)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kwargs.setdefault("write_page_checksum", True)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **kwargs)
+    return sink.getvalue().to_pybytes()
+
+
 def atomic_write_parquet(path: str | os.PathLike, table: Any, **kwargs: Any) -> None:
     """Write a ``pyarrow.Table`` as Parquet via a temporary file and rename.
 
