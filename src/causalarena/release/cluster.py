@@ -54,14 +54,9 @@ def distributed_module():
     ImportError
         ``dask.distributed`` is not installed.
     """
-    try:
-        import distributed
-    except ImportError:
-        raise ImportError(
-            "--scheduler needs dask.distributed; install the extra: "
-            "pip install 'causalarena[distributed]'"
-        ) from None
-    return distributed
+    from causalarena._extras import require
+
+    return require("distributed", "distributed", "--scheduler (a dask.distributed cluster)")
 
 
 def pin_threads() -> None:
