@@ -39,6 +39,17 @@ def subset_units(suite, scale, options=None):
 SUBSET = dataclasses.replace(SYNTHETIC, name="synthetic-subset", units=subset_units)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _subset_known_only_here():
+    """Register the subset after the real families (so ``family_of("arena-synthetic")`` stays
+    the synthetic family) and forget it after this module (other tests' mini builds)."""
+    from causalarena import family
+
+    family.families()
+    yield
+    family._REGISTRY.pop(SUBSET.name, None)
+
+
 def build_subset(out: Path, **kw) -> Path:
     return build("arena-synthetic", scale="mini", out=out, quiet=True, family=SUBSET, **kw)
 
