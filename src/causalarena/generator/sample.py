@@ -602,6 +602,7 @@ def _intervene_modes(
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: Smallest float64 magnitude whose float32 cast is inf: 2**128 - 2**103.
 _F32_OVERFLOW = 2.0**128 - 2.0**103
+_F32_OVERFLOW_SQ = _F32_OVERFLOW * _F32_OVERFLOW
 
 
 def _check_finite(v: Any, x: np.ndarray) -> None:
@@ -612,9 +613,12 @@ def _check_finite(v: Any, x: np.ndarray) -> None:
     SpecError
         Naming the variable, its mechanism (or root) family and the largest magnitude.
     """
-    # fast path: the float32 cast of a float64 is finite iff |x| is below the midpoint between
-    # float32's max and 2**128 (round to nearest even); nan fails the comparison
-    if x.size == 0 or np.abs(x).max() < _F32_OVERFLOW:
+    # fast path: the float32 cast of a float64 is finite iff |x| < _F32_OVERFLOW (the midpoint
+    # between float32's max and 2**128, round to nearest even).  A sum of squares is at least
+    # each rounded square (non-negative terms, monotone rounding, any order or FMA), so
+    # x.x < _F32_OVERFLOW**2 implies every |x_i| < _F32_OVERFLOW; nan/inf fail the comparison
+    # and large but valid values just take the exact check below.
+    if x.size == 0 or np.dot(x, x) < _F32_OVERFLOW_SQ:
         return
     with np.errstate(over="ignore", invalid="ignore"):
         ok = np.isfinite(x).all() and np.isfinite(x.astype(np.float32)).all()
