@@ -14,6 +14,7 @@ import pytest
 from causalarena.eval.metrics import (
     _gadjid_sid,
     _is_acyclic,
+    _sid_term,
     cpdag,
     cpdag_problem,
     dag_extension,
@@ -143,6 +144,30 @@ def test_sid_bounds_chain_by_hand():
     assert sid_bounds(truth, pred) == (0, 6)
     members = _mec(truth)
     assert sorted(_gadjid_sid(truth, m) for m in members) == [0, 3, 6]
+
+
+def test_sid_terms_add_up_to_gadjid_sid_of_random_dags():
+    # The bounds rest on SID being a sum over nodes of a term of the node's guessed parent
+    # set; _sid_term computes it from graphs near the truth (and, when a guessed parent is a
+    # descendant in the truth, from a graph whose cycle-closing parents lose their parents).
+    # The terms of any DAG guess must add up to gadjid's SID of that guess, with one memo per
+    # truth shared across guesses (the scorer's use).
+    rng = np.random.default_rng(11)
+    n_loops = 0
+    for _ in range(60):
+        d = int(rng.integers(2, 9))
+        perm = rng.permutation(d)
+        truth = np.triu(rng.random((d, d)) < 0.5, 1).astype(np.int8)[np.ix_(perm, perm)]
+        memo: dict = {}
+        for _ in range(4):
+            q = rng.permutation(d)
+            guess = np.triu(rng.random((d, d)) < 0.5, 1).astype(np.int8)[np.ix_(q, q)]
+            terms = [_sid_term(truth, i, guess[:, i] != 0, memo) for i in range(d)]
+            assert sum(terms) == _gadjid_sid(truth, guess)
+            assert all(0 <= t <= d - 1 for t in terms)
+            if "descendants" in memo:  # guessed parents that are descendants in the truth
+                n_loops += int(((guess != 0) & memo["descendants"].T).any())
+    assert n_loops > 10
 
 
 def test_sid_bounds_of_a_dag_and_of_invalid_patterns():

@@ -1086,7 +1086,7 @@ def sid_bounds(
     those sets, as in the SID package of Peters & Buhlmann; each node's minimum and maximum
     is attained by some member of the class, the sums need not be (so ``lower`` is at most
     and ``upper`` at least the SID of every DAG in the class).  Each term comes from one
-    ``gadjid.sid`` call on the star graph ``S -> i`` minus the SID of the empty graph.
+    ``gadjid.sid`` call (:func:`_sid_term`).
 
     Parameters
     ----------
@@ -1140,27 +1140,61 @@ def sid_bounds(
             return None
         sets[int(i)] = cl
     memo: dict = {} if cache is None else cache
-    if "base" not in memo:
-        memo["base"] = _gadjid_sid(truth, np.zeros_like(truth))
-    base = memo["base"]
     fixed = dire.copy()
     fixed[:, free] = False
-    lower = upper = _gadjid_sid(truth, fixed)
-    star = np.zeros_like(truth)
+    lower = upper = _gadjid_sid(truth, fixed)  # every free node with no parent at all
     for i, cl in sets.items():
-        deltas = []
+        terms = []
         for c in cl:
             col = dire[:, i].copy()
             col[c] = True
-            key = (i, np.packbits(col).tobytes())
-            if key not in memo:
-                star[:, i] = col
-                memo[key] = _gadjid_sid(truth, star) - base
-                star[:, i] = 0
-            deltas.append(memo[key])
-        lower += min(deltas)
-        upper += max(deltas)
+            terms.append(_sid_term(truth, i, col, memo))
+        empty = _sid_term(truth, i, np.zeros(d, dtype=bool), memo)
+        lower += min(terms) - empty
+        upper += max(terms) - empty
     return int(lower), int(upper)
+
+
+def _reachability(adj: NDArray[Any]) -> NDArray[np.bool_]:
+    """``R[i, j]`` iff a directed path of at least one edge leads from ``i`` to ``j``."""
+    r = np.asarray(adj) != 0
+    while True:
+        nxt = r | ((r.astype(np.int32) @ r.astype(np.int32)) > 0)
+        if (nxt == r).all():
+            return r
+        r = nxt
+
+
+def _sid_term(truth: NDArray[np.int8], i: int, parents: NDArray[np.bool_], memo: dict) -> int:
+    """Node ``i``'s SID term: the pairs ``(i, j)`` a guess with ``pa(i) = parents`` gets wrong.
+
+    ``gadjid.sid`` is a sum over treatments ``i`` of mistakes that depend on the guess only
+    through ``pa(i)`` (it is gadjid's parent-AID, and every pair is amenable in a DAG
+    guess), and the truth's own parent sets make no mistake.  So the term is the SID of the
+    truth with column ``i`` replaced by ``parents``, when that graph is acyclic (no parent is
+    a descendant of ``i``).  Otherwise the parents ``D`` that are descendants of ``i`` also
+    lose their own parents (which breaks every cycle) and their terms of the empty parent set
+    are subtracted.  One ``gadjid.sid`` call on a graph near the truth (about 1 ms at
+    d = 100, where the empty guess costs 3 ms) plus one per member of ``D`` the first time.
+    Memoised in ``memo`` under ``(i, packed parents)``; ``memo`` belongs to one truth.
+    """
+    key = (i, np.packbits(parents).tobytes())
+    if key in memo:
+        return memo[key]
+    if np.array_equal(parents, truth[:, i] != 0):
+        memo[key] = 0
+        return 0
+    if "descendants" not in memo:
+        memo["descendants"] = _reachability(truth)
+    loops = np.flatnonzero(parents & memo["descendants"][i])
+    guess = truth.copy()
+    guess[:, i] = parents
+    guess[:, loops] = 0
+    term = _gadjid_sid(truth, guess)
+    for j in loops:
+        term -= _sid_term(truth, int(j), np.zeros_like(parents), memo)
+    memo[key] = term
+    return term
 
 
 _sid_bounds_fn = sid_bounds  # score_graph's keyword ``sid_bounds`` shadows the function
