@@ -32,6 +32,10 @@ Per query, ``CONTEXT + HORIZON`` tokens:
 * Output: per future token, the query variable at row ``onset + k`` in its standardised units;
   a query at row ``r`` reads token ``min(r - onset, HORIZON - 1)``.
 
+Interventions with ``extra_targets`` (several targets): only ``target`` is encoded (channel 0
+and the future tokens); the other targets are ordinary channels.  Continuous-time suites are
+featurised by row (the observation times are not encoded).
+
 The **interventional arm** is trained on pairs: the target of token ``k`` is the intervened
 arm ``x_int[onset + k, query]``.  The **observational arm** sees exactly the same context
 tokens, but every intervention feature of the future tokens is zero (only the row-exists flag
