@@ -290,7 +290,8 @@ def markdown(
         "observational; CI = 95% BCa bootstrap over held-out episodes of the seed-averaged "
         "per-episode gap; `n` = scored queries per seed; `differ` = queries (summed over seeds) "
         "where the two arms' correctness differs. Reference columns: harness baselines on the "
-        "same episodes (`var` and `backdoor_ols` are given the graph; the PFNs are not).",
+        "same episodes (`var`: ridge VAR on the context; `backdoor_ols`: given the graph; the "
+        "PFNs see no graph).",
         "",
     ]
     for metric, title in (("effect", "Effect direction"), ("level", "Level direction")):
