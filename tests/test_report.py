@@ -533,3 +533,25 @@ def test_index_html_renders_in_headless_chromium(report, tmp_path):
     assert px.shape[0] >= 1000 and px.shape[1] >= 1000
     assert px.std() > 10  # not a uniform page
     assert (px < 128).mean() > 0.005  # some dark pixels: text, axes
+
+
+def test_report_figures_drawn_in_a_process_are_the_same_files(report, tmp_path, monkeypatch):
+    # Large reports draw their figures in a spawned process beside the tables; every file
+    # (PNG bytes, the checksums in provenance.json) must equal the inline report's.
+    import causalarena.eval.report as rep
+
+    monkeypatch.setattr(rep, "PARALLEL_PLOT_ROWS", 1)
+    inline_dir, inline = report
+    priors = {"AVICI": {"graph_family": ["er"], "mechanism_tags": ["linear"]}}
+    written = write_report(
+        _report_table(),
+        tmp_path,
+        title="Test report",
+        priors=priors,
+        reference_methods=["PC", "GIES"],
+    )
+    assert sorted(written) == sorted(inline)
+    pngs = [k for k in written if k.endswith(".png")]
+    assert len(pngs) >= 5
+    for k in written:
+        assert written[k].read_bytes() == (inline_dir / k).read_bytes(), k

@@ -36,7 +36,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -548,6 +550,47 @@ def _runtime_section(fits: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+#: Scores tables with at least this many rows draw their figures in one spawned process while
+#: the main process writes the tables (the figures of a 5,000-row report cost about a third of
+#: its time); smaller reports draw inline, where a process start would cost more than it saves.
+PARALLEL_PLOT_ROWS = 2000
+
+
+class _Plotter:
+    """Calls a plot function now, or (``parallel``) in a one-process pool, returning its path.
+
+    The plot functions of :mod:`causalarena.eval.plots` draw on their own ``Figure`` with the
+    Agg canvas and take their path as the first :class:`~pathlib.Path` argument, so a figure
+    drawn in the pool has the same bytes as one drawn inline.  :meth:`wait` returns when every
+    figure is written and re-raises the first error of a plot function.
+    """
+
+    def __init__(self, parallel: bool) -> None:
+        self._pool = None
+        self._futures: list = []
+        if parallel:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"))
+            weakref.finalize(self, self._pool.shutdown, wait=False, cancel_futures=True)
+
+    def __call__(self, fn, *args, **kwargs) -> Path:
+        if self._pool is None:
+            return fn(*args, **kwargs)
+        self._futures.append(self._pool.submit(fn, *args, **kwargs))
+        return next(Path(a) for a in args if isinstance(a, Path))
+
+    def wait(self) -> None:
+        if self._pool is None:
+            return
+        try:
+            for f in self._futures:
+                f.result()
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
 def write_report(
     scores: pd.DataFrame | str | Path,
     out_dir: str | Path,
@@ -664,6 +707,7 @@ def write_report(
     keep(_write_csv(board, out / "leaderboard.csv", prov))
 
     figures: list[tuple[str, str, str, bool]] = []
+    draw = _Plotter(len(scores) >= PARALLEL_PLOT_ROWS and (os.cpu_count() or 1) > 1)
 
     def fig(section: str, path: Path, caption: str, wide: bool = False) -> None:
         keep(path)
@@ -693,7 +737,7 @@ def write_report(
 
     # self-centred domain F1 shifts of the scenario families (paper section 6.3, Figure 17)
     if "f1" in inst.columns:
-        sections += _domain_shift_sections(inst, out, prov, meta, keep, figures)
+        sections += _domain_shift_sections(inst, out, prov, meta, keep, figures, draw)
 
     # sortability controls against PC, per graph family (issue 10 section 1)
     methods_present = set(inst["method"])
@@ -716,8 +760,12 @@ def write_report(
         frames.append(win.reset_index().assign(metric=metric))
         fig(
             "Pairwise win rates",
-            plots.plot_win_rates(
-                win, out / "plots" / f"win_rates_{metric}.png", metric=metric, metadata=meta
+            draw(
+                plots.plot_win_rates,
+                win,
+                out / "plots" / f"win_rates_{metric}.png",
+                metric=metric,
+                metadata=meta,
             ),
             f"Mean pairwise win rate on {metric.upper()} per SCM family (ties count 0.5)",
         )
@@ -730,7 +778,12 @@ def write_report(
         sections.append(_win_section(pw))
         fig(
             "Pairwise win rates",
-            plots.plot_pooled_win_rates(pw, out / "plots" / "pooled_win_rates.png", metadata=meta),
+            draw(
+                plots.plot_pooled_win_rates,
+                pw,
+                out / "plots" / "pooled_win_rates.png",
+                metadata=meta,
+            ),
             "Observation-only win rate pooled over F1 and SHD per family, 95% bootstrap CI "
             "(paper Figure 1)",
             wide=True,
@@ -739,7 +792,7 @@ def write_report(
         keep(_write_csv(mat, out / "win_matrix.csv", prov, index=True))
         fig(
             "Pairwise win rates",
-            plots.plot_win_matrix(mat, out / "plots" / "win_matrix.png", metadata=meta),
+            draw(plots.plot_win_matrix, mat, out / "plots" / "win_matrix.png", metadata=meta),
             "Observation-only win rate of row over column, F1 and SHD pooled (paper Figure 19)",
         )
 
@@ -755,8 +808,11 @@ def write_report(
             keep(_write_csv(cdf, out / "critical_difference.csv", prov))
             fig(
                 "Ranking",
-                plots.plot_critical_difference(
-                    cd, out / "plots" / "critical_difference.png", metadata=meta
+                draw(
+                    plots.plot_critical_difference,
+                    cd,
+                    out / "plots" / "critical_difference.png",
+                    metadata=meta,
                 ),
                 f"Average F1 rank over {cd.n_instances} instances every method solved; bars join "
                 "methods whose ranks differ by less than the Nemenyi critical difference",
@@ -767,14 +823,17 @@ def write_report(
     if "runtime_s" in inst.columns:
         fig(
             "Accuracy and cost",
-            plots.plot_frontier(board, out / "plots" / "frontier.png", metadata=meta),
+            draw(plots.plot_frontier, board, out / "plots" / "frontier.png", metadata=meta),
             "Pooled F1 against mean runtime per instance; dashed line: Pareto frontier",
         )
     if {"precision", "recall"} <= set(board.columns):
         fig(
             "Accuracy and cost",
-            plots.plot_precision_recall(
-                board, out / "plots" / "precision_recall.png", metadata=meta
+            draw(
+                plots.plot_precision_recall,
+                board,
+                out / "plots" / "precision_recall.png",
+                metadata=meta,
             ),
             "Pooled precision against pooled recall (dotted: F1 iso-lines)",
         )
@@ -783,8 +842,11 @@ def write_report(
     if "d" in generated.columns and "f1" in generated.columns and not generated.empty:
         fig(
             "Scale",
-            plots.plot_metric_vs_d(
-                an.slice_means(generated, "d", "f1"), out / "plots" / "f1_vs_d.png", metadata=meta
+            draw(
+                plots.plot_metric_vs_d,
+                an.slice_means(generated, "d", "f1"),
+                out / "plots" / "f1_vs_d.png",
+                metadata=meta,
             ),
             "Mean F1 against the number of variables d (generated SCMs only)",
         )
@@ -792,7 +854,7 @@ def write_report(
         keep(_write_csv(an.runtime_table(inst), out / "runtime.csv", prov, index=True))
 
     # sample-size and intervention-protocol sensitivity (paper 5.3: Table 3, Figure 6)
-    sections += _sensitivity(inst, out, prov, meta, keep, fig, only_run=only_run_instances)
+    sections += _sensitivity(inst, out, prov, meta, keep, fig, draw, only_run=only_run_instances)
 
     # real datasets: one table each, dot plot without lines across datasets
     ds = an.dataset_scores(inst, seed=seed)
@@ -801,7 +863,8 @@ def write_report(
         sections += _dataset_sections(ds)
         fig(
             "Real datasets",
-            plots.plot_dataset_scores(
+            draw(
+                plots.plot_dataset_scores,
                 ds[ds["split"] == "obs"] if (ds["split"] == "obs").any() else ds,
                 out / "plots" / "datasets.png",
                 metadata=meta,
@@ -832,8 +895,12 @@ def write_report(
         keep(_write_csv(inter, out / "interactions" / f"{name}.csv", prov, index=True))
         fig(
             "Factor interactions (double-centred F1)",
-            plots.plot_interaction(
-                inter, out / "plots" / f"interaction_{name}.png", factor=factor, metadata=meta
+            draw(
+                plots.plot_interaction,
+                inter,
+                out / "plots" / f"interaction_{name}.png",
+                factor=factor,
+                metadata=meta,
             ),
             f"Double-centred F1 interaction, method x {factor}",
             wide=inter.shape[1] > 8,
@@ -854,7 +921,7 @@ def write_report(
             keep(_write_csv(ood, out / "ood.csv", prov))
             fig(
                 "Pretraining-exposure OOD score",
-                plots.plot_ood(ood, out / "plots" / "ood.png", metadata=meta),
+                draw(plots.plot_ood, ood, out / "plots" / "ood.png", metadata=meta),
                 "Relative F1 gain over the reference group on in-prior (ID) and "
                 "out-of-prior (OOD) categories",
                 wide=len(axes) > 2,
@@ -873,8 +940,12 @@ def write_report(
         sections.append(_runtime_section(fits))
         fig(
             "Runtime",
-            plots.plot_runtime_k(
-                runtime_points, fits, out / "plots" / "runtime_k.png", metadata=meta
+            draw(
+                plots.plot_runtime_k,
+                runtime_points,
+                fits,
+                out / "plots" / "runtime_k.png",
+                metadata=meta,
             ),
             "Total wall time of k instances after one load, with the T(k) fit",
         )
@@ -890,6 +961,7 @@ def write_report(
     index.write_text(render_html(board, title, prov, figures, tables, sections), encoding="utf-8")
     keep(index)
 
+    draw.wait()  # every figure is on disk before its checksum is taken
     prov_path = out / "provenance.json"
     record = dict(prov)
     record["files"] = {k: _sha256(p) for k, p in sorted(written.items())}
@@ -902,7 +974,9 @@ def write_report(
 SENSITIVITY_FAMILIES = ("samplesize", "protocols")
 
 
-def _sensitivity(inst, out: Path, prov, meta, keep, fig, only_run: bool = False) -> list[dict]:
+def _sensitivity(
+    inst, out: Path, prov, meta, keep, fig, draw, only_run: bool = False
+) -> list[dict]:
     """Table 3 and Figure 6 when ``protocols-*`` / ``samplesize-n*`` configs are scored;
     ``only_run``: over the instances that were run (:func:`sensitivity.run_instances`)."""
     from causalarena.eval import sensitivity as sens
@@ -940,7 +1014,9 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig, only_run: bool = False)
         )
         fig(
             "Sample size and intervention protocol",
-            plots.plot_protocol_deltas(t3, out / "plots" / "protocol_deltas.png", metadata=meta),
+            draw(
+                plots.plot_protocol_deltas, t3, out / "plots" / "protocol_deltas.png", metadata=meta
+            ),
             f"F1 change relative to Default per intervention protocol (paper Figure 6b){label}",
             wide=True,
         )
@@ -964,13 +1040,13 @@ def _sensitivity(inst, out: Path, prov, meta, keep, fig, only_run: bool = False)
         )
         fig(
             "Sample size and intervention protocol",
-            plots.plot_metric_vs_n(f1n, out / "plots" / "f1_vs_n.png", metadata=meta),
+            draw(plots.plot_metric_vs_n, f1n, out / "plots" / "f1_vs_n.png", metadata=meta),
             f"Mean F1 against the observation-only sample size n (paper Figure 6a){label}",
         )
     return sections
 
 
-def _domain_shift_sections(inst, out, prov, meta, keep, figures) -> list[dict[str, Any]]:
+def _domain_shift_sections(inst, out, prov, meta, keep, figures, draw) -> list[dict[str, Any]]:
     """``domain_shifts.csv``, one table and one heatmap per family with a ``domain`` column."""
     from causalarena.eval.domains import domain_shift_matrix, domain_shifts
 
@@ -996,7 +1072,8 @@ def _domain_shift_sections(inst, out, prov, meta, keep, figures) -> list[dict[st
                 "id": f"domain-shifts-{_safe(family)}",
             }
         )
-        path = plots.plot_domain_shifts(
+        path = draw(
+            plots.plot_domain_shifts,
             mat,
             std,
             out / "plots" / f"domain_shifts_{_safe(family)}.png",
