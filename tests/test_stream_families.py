@@ -23,6 +23,27 @@ def _spec_of(rows):
     return [r["spec"] for r in rows]
 
 
+# ------------------------------------------------------------------ design coverage per shard
+def test_a_shard_sees_the_whole_design_not_an_aliased_slice():
+    """Shard s of G reads instances s, s + G, ...; the per-epoch permutation of the pool keeps
+    that a random part of the design (without it, with G = 64 and the 1,000-SCM pool, shard s
+    held only pool positions = s mod 8: one level of the difficulty schedule, k % 4)."""
+    from causalarena.generator.synthetic.fresh import order, pool
+
+    pos = pool()
+    assert len(pos) == 1000
+    for s in (0, 3):
+        seen = [pos[order(0, "synthetic", 0, len(pos))[j]] for j in range(s, len(pos), 64)]
+        assert {i % 20 % 4 for i in seen} == {0, 1, 2, 3}  # all four difficulty levels
+        assert len({i // 100 for i in seen}) >= 6  # 16 draws: most of the 10 graph families
+    perm = order(0, "synthetic", 0, len(pos))
+    assert sorted(perm.tolist()) == list(range(len(pos)))  # an epoch is the pool once
+    assert not np.array_equal(perm, order(0, "synthetic", 1, len(pos)))
+    # lab: with as many shards as configs, a shard still cycles through the configs
+    rows = list(stream("lab", 0, shards=5).take(8))
+    assert len({r["config"] for r in rows}) >= 3
+
+
 # ------------------------------------------------------------------ protocols
 def test_protocol_stream_is_deterministic_paired_and_seed_separated():
     ps = ["default", "dense-mixed"]
@@ -99,13 +120,15 @@ def test_protocol_guard_rejects_a_planted_release_scm(mini_release, monkeypatch)
 def test_lab_stream_rows_are_playable_episodes_and_deterministic():
     from causalarena.generator.lab import LAB_SUITES, Episode
     from causalarena.generator.lab.env import LabEnv
+    from causalarena.generator.synthetic.fresh import order
 
     a = list(stream("lab", 4, shards=2, suite="lab-hidden").take(5))
     b = list(stream("lab", 4, shards=2, suite="lab-hidden").take(5))
     assert [r["episode_id"] for r in a] == [f"stream-lab-hidden/4/{k}" for k in (0, 2, 4, 6, 8)]
     assert _spec_of(a) == _spec_of(b) and [r["records"] for r in a] == [r["records"] for r in b]
     cfgs = [c.name for c in LAB_SUITES["lab-hidden"].configs]
-    assert [r["config"] for r in a] == [cfgs[k % len(cfgs)] for k in (0, 2, 4, 6, 8)]
+    perm = order(4, "lab/lab-hidden", 0, len(cfgs))  # epoch 0: instances 0 .. 8
+    assert [r["config"] for r in a] == [cfgs[perm[k]] for k in (0, 2, 4, 6, 8)]
     assert all(json.loads(r["hidden"]) for r in a)  # every lab-hidden episode has H
     ep = Episode.from_row(a[0])
     assert ep.held_out() == pytest.approx(a[0]["held_out"])
@@ -177,23 +200,26 @@ def test_lab_guard_rejects_a_planted_release_episode(lab_release, monkeypatch):
 
     from causalarena.generator.lab import episode as episode_mod
     from causalarena.generator.lab.episode import Episode
+    from causalarena.generator.synthetic.fresh import order
 
     shard = sorted((lab_release / "data" / "main-5nodes").glob("*.parquet"))[0]
     planted = Episode.from_row(pq.read_table(shard).to_pylist()[0])
     real = episode_mod.draw_episode
 
-    def plant(suite, base_seed, cfg, index):  # instance 2 (a 5-node config) is released
+    def plant(suite, base_seed, cfg, index):  # the first 5-node episode is a released one
         ep = real(suite, base_seed, cfg, index)
         if cfg.name == "main-5nodes" and index == 0:
             return dataclasses.replace(ep, spec=planted.spec)
         return ep
 
     monkeypatch.setattr(episode_mod, "draw_episode", plant)
+    # the 5-node config's place in epoch 0 (configs in a seeded order per epoch)
+    j = list(order(0, "lab/lab-main", 0, 5)).index(2)
     rows = list(stream("lab", 0, shards=1, exclude=[lab_release]).take(4))
-    assert [r["stream_index"] for r in rows] == [0, 1, 3, 4]
-    assert rows[2]["skipped_before"] == 1
-    free = list(stream("lab", 0, shards=1).take(3))
-    assert free[2]["fingerprint"] == fingerprint(planted.spec.to_json())["exact"]
+    assert [r["stream_index"] for r in rows] == [k for k in range(5) if k != j]
+    assert [r["skipped_before"] for r in rows] == [int(k == j + 1) for k in range(5) if k != j]
+    free = list(stream("lab", 0, shards=1).take(5))
+    assert free[j]["fingerprint"] == fingerprint(planted.spec.to_json())["exact"]
 
 
 def test_guard_gives_up_on_an_exhausted_design(lab_release, monkeypatch):

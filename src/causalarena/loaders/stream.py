@@ -246,7 +246,7 @@ def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> 
     from causalarena.fingerprint import fingerprint
     from causalarena.generator.lab.episode import draw_episode
     from causalarena.generator.lab.suites import get_lab_suite
-    from causalarena.generator.synthetic.fresh import stream_seed
+    from causalarena.generator.synthetic.fresh import order, stream_seed
 
     suite = get_lab_suite(opts["suite"])
     cfgs = [suite.config(opts["config"])] if opts.get("config") else list(suite.configs)
@@ -256,7 +256,8 @@ def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> 
     name = f"stream-{suite.name}"
     k, skipped = shard, 0
     while True:
-        i, c = divmod(k, len(cfgs))
+        i, c = divmod(k, len(cfgs))  # config order permuted per epoch (no aliasing by shard)
+        c = int(order(seed, f"lab/{suite.name}", i, len(cfgs))[c])
         ep = draw_episode(f"{name}/{seed}", base, cfgs[c], i)
         eid = f"{name}/{seed}/{k}"
         ep = dataclasses.replace(
@@ -508,7 +509,8 @@ def stream(
         Protocols (``arena-samplesize``): the nested sample sizes of each instance (default
         100 ... 10,000); one row per size.
     config : str, optional
-        Lab: stream one config of the suite (default: all, cycling ``k % n_configs``).
+        Lab: stream one config of the suite (default: all; each run of ``n_configs``
+        consecutive instances holds every config once, in a seeded order).
 
     Returns
     -------

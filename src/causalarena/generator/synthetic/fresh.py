@@ -1,8 +1,11 @@
 """Fresh synthetic SCMs for pretraining streams (issue 13 §2; CausalArena paper section 3.2).
 
-Instance ``k`` of a stream with seed ``s`` is SCM ``pool[k % len(pool)]`` of a virtual suite
-``stream-synthetic`` whose seed is :func:`stream_seed` ``(s, "synthetic", k // len(pool))``
-(one *epoch* per pass over the pool), drawn with the arena's own design (:func:`draw_spec`:
+Instance ``k`` of a stream with seed ``s`` is SCM ``pool[order(s, e)[k % len(pool)]]`` of a
+virtual suite ``stream-synthetic`` whose seed is :func:`stream_seed` ``(s, "synthetic", e)``,
+``e = k // len(pool)`` (one *epoch* per pass over the pool; :func:`order` is a seeded
+permutation of the pool per epoch, so a shard reading every ``G``-th instance gets a random part
+of the design, not the aliased ``k % 4`` slice of the difficulty schedule or the same few
+blocks), drawn with the arena's own design (:func:`draw_spec`:
 graph family, d, family mixing, root dependency, difficulty schedule; paper appendix A.1) and
 audited with the arena's gates for the one setting it samples (redrawn until they pass, paper
 A.2).  ``pool`` is the list of arena pool positions whose block matches the requested ``d``
@@ -17,6 +20,7 @@ contamination guard checks fingerprints on top (:mod:`causalarena.fingerprint`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +43,17 @@ def stream_seed(seed: int, family: str, epoch: int) -> int:
     """64-bit seed of one epoch of a stream, with bit 63 set (never a release seed)."""
     h = hashlib.sha256(f"causalarena/stream/{family}/{int(seed)}/{int(epoch)}".encode()).digest()
     return int.from_bytes(h[:8], "big") | (1 << 63)
+
+
+def order(seed: int, family: str, epoch: int, size: int) -> np.ndarray:
+    """The seeded permutation of ``range(size)`` that orders one epoch of a stream.
+
+    Interleaved shards read instances ``s, s + G, ...``; without it a shard would see the pool
+    positions ``= s (mod gcd(G, size))`` only -- with 64 shards and the 1,000-SCM pool, one
+    difficulty level of the schedule (A.1) per shard.
+    """
+    rng = np.random.default_rng(stream_seed(seed, f"{family}/order", epoch))
+    return rng.permutation(int(size))
 
 
 def pool(d: Sequence[int] | None = None, graph_families: Sequence[str] | None = None) -> list[int]:
@@ -65,6 +80,11 @@ def pool(d: Sequence[int] | None = None, graph_families: Sequence[str] | None = 
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _order(seed: int, family: str, epoch: int, size: int) -> np.ndarray:
+    return order(seed, family, epoch, size)
+
+
 def instance(
     seed: int, k: int, positions: Sequence[int], setting: str = "obs", family: str = "synthetic"
 ) -> tuple[Any, Any, int]:
@@ -81,7 +101,7 @@ def instance(
     if setting not in ("obs", "obsint"):
         raise ValueError(f"setting must be 'obs' or 'obsint', got {setting!r}")
     epoch, j = divmod(int(k), len(positions))
-    index = int(positions[j])
+    index = int(positions[int(_order(seed, family, epoch, len(positions))[j])])
     s = stream_seed(seed, family, epoch)
     n_obs, n_int = (N_OBS, 0) if setting == "obs" else N_OBSINT
     reasons: list[str] = []
