@@ -23,8 +23,9 @@ intervened arm) instead of predicting them.  With ``isolation="process"`` (the d
 :func:`evaluate`) the views are built *before* the model's process starts; the process is
 spawned fresh (no inherited memory), receives only the views, and confines itself with
 :func:`causalarena.sandbox.restrict` before it loads the model: on Linux with Landlock it can
-read only the Python runtime, the packages and the model's own module directory, write only a
-scratch directory, open no TCP connection and not ``ptrace`` or read ``/proc`` of the parent.
+read only the Python runtime, the packages, the model's own module directory, its own
+``/proc/<pid>/maps`` and ``/proc/cpuinfo``, write only a scratch directory, open no TCP
+connection and not ``ptrace`` or read ``/proc`` of the parent.
 The release path is never passed (and :func:`run_model` refuses a ``release`` inside a path
 the model may read).  Answers come back as one ``.npz`` of float64 arrays read with
 ``allow_pickle=False``: the parent never unpickles anything the model produced, so no code
@@ -329,7 +330,12 @@ def _sandbox_child(conn: Any, read: list[str], sandbox: bool) -> None:
     no_core_dumps()
     try:
         if sandbox:
-            restrict(read, [scratch, "/dev/null"])
+            # its own memory map (threadpoolctl, imported by scikit-learn, lists the loaded
+            # libraries from /proc/self/maps) and the CPU description (torch picks its kernels
+            # from /proc/cpuinfo, so sealed answers match in-process ones); the parent's /proc
+            # stays unreadable
+            own = [f"/proc/{os.getpid()}/maps", "/proc/cpuinfo"]
+            restrict(read + own, [scratch, "/dev/null"])
         payload = conn.recv()  # pickled by the parent (trusted direction)
         model = _load_model(payload["model"])
         views = payload["views"]
