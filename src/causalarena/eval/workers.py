@@ -652,7 +652,10 @@ class WorkerPool:
         pending = iter(jobs)
         exhausted = False
         busy: dict[int, _Busy] = {}
+        finished: list[tuple[Job, Outcome]] = []
         while True:
+            # refill the free slots first and hand the finished outcomes over afterwards, so
+            # the workers run the next jobs while the caller journals the last results
             while not exhausted and len(busy) < self.slots:
                 job = next(pending, None)
                 if job is None:
@@ -660,16 +663,18 @@ class WorkerPool:
                     break
                 mkey = method_key(job.method)
                 if mkey in self.broken:
-                    yield job, Outcome("failed", error=self.broken[mkey])
+                    finished.append((job, Outcome("failed", error=self.broken[mkey])))
                     continue
                 slot = min(set(range(self.slots)) - set(busy))
                 worker = self._worker(slot, job.method)
                 busy[slot] = _Busy(job, worker, "run" if worker.ready else "setup", 0.0)
                 if worker.ready:
-                    yield from self._dispatch(slot, busy)
+                    finished.extend(self._dispatch(slot, busy))
                 else:
                     busy[slot].t0 = time.perf_counter()
-            if not busy:
+            yield from finished
+            finished = []
+            if not busy:  # the refill stops early only when the jobs are exhausted
                 return
             now = time.perf_counter()
             wake = min(b.t0 + self.timeout for b in busy.values()) - now
@@ -679,7 +684,7 @@ class WorkerPool:
             handles += [b.worker.proc.sentinel for b in busy.values()]
             wait(handles, timeout=max(0.0, wake))
             for slot in sorted(busy):
-                yield from self._check(slot, busy)
+                finished.extend(self._check(slot, busy))
 
     def _dispatch(self, slot: int, busy: dict[int, _Busy]) -> Iterator[tuple[Job, Outcome]]:
         b = busy[slot]
