@@ -188,7 +188,9 @@ def test_build_refuses_foreign_or_mismatched_folders(mini_release, tmp_path):
     with pytest.raises(ReleaseError, match="not a causalarena release"):
         build("arena-synthetic", scale="mini", out=foreign, quiet=True)
     assert (foreign / "notes.txt").read_text() == "my thesis"
-    with pytest.raises(ReleaseError, match="'scale': 'mini'"):
+    with pytest.raises(
+        ReleaseError, match=r"holds the release arena-synthetic 1\.0\.0 \(mini\), not"
+    ):
         build("arena-synthetic", scale="full", out=mini_release, quiet=True)
     f = tmp_path / "afile"
     f.write_text("x")
