@@ -159,6 +159,24 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch):
     assert not (tmp_path / "rel" / "data").exists()
 
 
+def test_cli_unreachable_scheduler_is_exit_2_naming_it(dask_release, tmp_path, monkeypatch, capsys):
+    from causalarena.cli import main
+    from causalarena.release import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+    addr = "tcp://127.0.0.1:9"
+    run = ["run", str(dask_release), "--config", "synthetic-obs", "--methods", "var-sort-regress",
+           "--out", str(tmp_path / "p"), "--scheduler", addr, "--quiet"]  # fmt: skip
+    assert main(run) == 2
+    assert f"--scheduler {addr}: cannot reach a dask scheduler" in capsys.readouterr().err
+    build_args = ["build", "arena-synthetic", "--out", str(tmp_path / "b"), "--scheduler", addr,
+                  "--quiet"]  # fmt: skip
+    assert main(build_args) == 2
+    err = capsys.readouterr().err
+    assert f"--scheduler {addr}: cannot reach a dask scheduler" in err and "Traceback" not in err
+    assert not (tmp_path / "p" / "synthetic-obs").exists()
+
+
 def test_a_worker_with_other_versions_is_refused():
     from causalarena.errors import ReleaseError
     from causalarena.family import register
