@@ -479,6 +479,27 @@ def test_model_spec_is_imported_only_in_the_sandbox(built, tmp_path):
     inside.unlink()
 
 
+def test_relative_model_specs_resolve_before_the_sandbox_moves(built, tmp_path, monkeypatch):
+    """The child runs in a scratch folder: ``model.py:M``, ``model:M`` and ``pkg.mod:M``
+    given relative to the caller's directory must still import (tester finding)."""
+    rows = load_rows(built, "dot-generic", limit=2)
+    body = (
+        "import numpy as np\n"
+        "class M:\n"
+        "    def predict(self, view):\n"
+        "        return np.full(len(view.query_times), 7.0)\n"
+    )
+    (tmp_path / "mymodel.py").write_text(body)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text(body)
+    monkeypatch.chdir(tmp_path)
+    want = evaluate(f"{tmp_path / 'mymodel.py'}:M", rows, isolation="none")["pooled"]["rmse"]
+    for spec in ("mymodel.py:M", "mymodel:M", "pkg.mod:M"):
+        res = evaluate(spec, rows, isolation="process")
+        assert res["pooled"]["rmse"] == want, spec
+
+
 def test_harness_timeout_kills_the_model(built):
     from causalarena.eval.temporal import HarnessError
 

@@ -337,6 +337,10 @@ def _sandbox_child(conn: Any, read: list[str], sandbox: bool) -> None:
             own = [f"/proc/{os.getpid()}/maps", "/proc/cpuinfo"]
             restrict(read + own, [scratch, "/dev/null"])
         payload = conn.recv()  # pickled by the parent (trusted direction)
+        if payload.get("path"):
+            import sys
+
+            sys.path.insert(0, payload["path"])
         model = _load_model(payload["model"])
         views = payload["views"]
         preds = [_normalise(model.predict(v), len(v.query_times)) for v in views]
@@ -347,6 +351,44 @@ def _sandbox_child(conn: Any, read: list[str], sandbox: bool) -> None:
             conn.send_bytes(b"ER" + msg.encode("utf-8", "replace"))
         except OSError:
             pass
+
+
+def _resolve_spec(model: Any) -> tuple[Any, str | None]:
+    """An import spec the sandboxed child can import from its scratch folder, and the folder
+    to put on its ``sys.path`` (or None).
+
+    ``"rel/model.py:attr"`` becomes an absolute file spec; ``"module:attr"`` is looked up on
+    this process's path and the current directory: a single-file module becomes a file spec,
+    a package keeps its name and its parent folder goes on the child's path.  Anything else
+    is returned unchanged (the child reports what it cannot import).
+    """
+    if not isinstance(model, str):
+        return model, None
+    mod, _, attr = model.rpartition(":")
+    if not mod or not attr:
+        return model, None
+    if mod.endswith(".py"):
+        return f"{Path(mod).resolve()}:{attr}", None
+    import importlib.util
+    import sys
+
+    added = os.getcwd() not in sys.path
+    if added:
+        sys.path.append(os.getcwd())
+    try:
+        u = importlib.util.find_spec(mod.split(".")[0])
+    except (ImportError, ValueError):
+        u = None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+    if u is None or not u.origin or not u.origin.endswith(".py"):
+        return model, None
+    origin = Path(u.origin).resolve()
+    if origin.name != "__init__.py" and "." not in mod:
+        return f"{origin}:{attr}", None
+    root = origin.parent.parent if origin.name == "__init__.py" else origin.parent
+    return model, str(root)
 
 
 def _model_read_paths(model: Any) -> list[str]:
@@ -416,7 +458,8 @@ def run_model(
 
     from causalarena.sandbox import runtime_paths, set_dumpable
 
-    read = runtime_paths() + _model_read_paths(model)
+    model, root = _resolve_spec(model)
+    read = runtime_paths() + (_model_read_paths(model) if root is None else [root])
     if release is not None:
         rel = Path(release).resolve()
         for p in read:
@@ -433,7 +476,7 @@ def run_model(
     try:
         proc.start()
         there.close()
-        here.send({"model": spec, "views": views})
+        here.send({"model": spec, "views": views, "path": root})
         ready = wait([here, proc.sentinel], timeout)
         if here not in ready:
             if not ready:
