@@ -56,4 +56,4 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench
 
 clean:
-	rm -rf release release-semantic release-formula reports bench/out .pytest_cache
+	rm -rf release release-semantic release-formula release-lab release-real predictions reports bench/out .pytest_cache

@@ -135,7 +135,7 @@ def test_suites_json(capsys):
     assert by["dot-generic"]["instances"]["full"] == {"dot-generic": 100_000}
     assert by["dot-identifiability"]["instances"]["full"] == {"dot-identifiability": 12_150}
     assert by["arena-real"]["instances"] is None  # depends on the tables on disk
-    assert by["dot-all"]["aliases"] == ["dot"]
+    assert by["dot-all"]["aliases"] == ["dot"] and by["arena-real"]["aliases"] == ["real"]
     assert "dot-Generic-100k" in by["dot-generic"]["aliases"]
 
 
@@ -407,3 +407,14 @@ def test_report_json_and_bad_run_record(mini_release, tmp_path, capsys):
         assert cli.main(["report", str(pred), "--out", str(tmp_path / "r2")]) == 2
         err = capsys.readouterr().err
         assert needle in err and "Traceback" not in err
+
+
+def test_run_where_every_method_is_skipped_is_an_error(mini_release, tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("dagma") is not None:
+        pytest.skip("dagma is installed here, so dagma-linear is not skipped")
+    argv = ["run", str(mini_release), "--config", "synthetic-obs", "--methods", "dagma-linear"]
+    assert cli.main([*argv, "--max-d", "10", "--out", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert "skipped dagma-linear:" in err and "no method could run here" in err

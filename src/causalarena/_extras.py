@@ -32,7 +32,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
         "pooch",
         "requests",
     ),
-    "plots": ("matplotlib", "jinja2"),
+    "plots": ("matplotlib",),
     "temporal": ("zarr", "xarray"),
     "baselines": ("sklearn", "causallearn", "lingam", "gies"),
     "distributed": ("distributed",),

@@ -190,6 +190,13 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     for m, reason in res["missing"].items():
         print(f"skipped {m}: {reason}", file=sys.stderr)
+    if res["missing"] and not res["counts"]:
+        print(
+            "causalarena run: error: no method could run here (every one was skipped for a "
+            "missing dependency; install what the lines above name)",
+            file=sys.stderr,
+        )
+        return 2
     for m, counts in res["counts"].items():
         reused = res["reused"].get(m, 0)
         print(

@@ -34,7 +34,7 @@ def _aliases() -> dict[str, list[str]]:
     from causalarena.generator.temporal.family import ALL
     from causalarena.generator.temporal.suites import DOTIME_ALIASES
 
-    out: dict[str, list[str]] = {ALL: ["dot"]}
+    out: dict[str, list[str]] = {ALL: ["dot"], "arena-real": ["real"]}
     for alias, name in sorted(DOTIME_ALIASES.items()):
         out.setdefault(name, []).append(alias)
     return out

@@ -202,9 +202,8 @@ def plot_suite_trajectories(rows: Sequence[Mapping[str, Any]], path: str | Path)
 
 
 def _env(html_mode: bool):
-    from causalarena._extras import require
 
-    jinja2 = require("jinja2", "plots", "rendering lab report pages")
+    import jinja2
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),

@@ -50,7 +50,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from causalarena.eval import analyses as an
-from causalarena.eval import plots
+
+# ``causalarena.eval.plots`` (matplotlib, the `plots` extra) is imported inside the functions
+# that draw, so the tables and the Markdown page (Leaderboard.to_markdown) work without it
 
 __all__ = ["DEFAULT_FACTORS", "MISSING", "write_report"]
 
@@ -300,9 +302,8 @@ def _md_cell(v: Any) -> str:
 @lru_cache(maxsize=2)
 def _env(html_mode: bool):
     """Jinja2 environment over the package's ``eval/templates`` (autoescaped for HTML)."""
-    from causalarena._extras import require
 
-    jinja2 = require("jinja2", "plots", "rendering report pages")
+    import jinja2
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("causalarena.eval", "templates"),
@@ -677,6 +678,8 @@ def write_report(
     FileNotFoundError
         ``scores`` is a path that does not exist.
     """
+    from causalarena.eval import plots
+
     if isinstance(scores, str | Path):
         path = Path(scores)
         if not path.exists():
@@ -979,6 +982,7 @@ def _sensitivity(
 ) -> list[dict]:
     """Table 3 and Figure 6 when ``protocols-*`` / ``samplesize-n*`` configs are scored;
     ``only_run``: over the instances that were run (:func:`sensitivity.run_instances`)."""
+    from causalarena.eval import plots
     from causalarena.eval import sensitivity as sens
 
     sections: list[dict[str, Any]] = []
@@ -1048,6 +1052,7 @@ def _sensitivity(
 
 def _domain_shift_sections(inst, out, prov, meta, keep, figures, draw) -> list[dict[str, Any]]:
     """``domain_shifts.csv``, one table and one heatmap per family with a ``domain`` column."""
+    from causalarena.eval import plots
     from causalarena.eval.domains import domain_shift_matrix, domain_shifts
 
     shifts = domain_shifts(inst, "f1")
