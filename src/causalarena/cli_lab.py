@@ -83,13 +83,18 @@ def dispatch(args: argparse.Namespace) -> int | None:
         return 2
 
 
-def run_lab_report(results: str, out: str, seed: int = 0) -> int:
-    """``causalarena lab report`` (also ``causalarena report`` on a lab results folder)."""
+def run_lab_report(results: str, out: str, seed: int = 0, as_json: bool = False) -> int:
+    """``causalarena lab report`` (also ``causalarena report`` on a lab results folder);
+    ``as_json``: print ``{out, results, files}`` instead of the summary line."""
     from pathlib import Path
 
     from causalarena.eval.lab_report import write_lab_report
 
     paths = write_lab_report(results, out, seed=seed)
+    if as_json:
+        files = sorted(str(Path(p).relative_to(out)) if Path(p).is_absolute() else str(p) for p in paths)
+        print(json.dumps({"out": str(out), "results": str(results), "files": files}, indent=2))
+        return 0
     print(f"lab report written to {out} ({len(paths)} files); open {Path(out) / 'index.html'}")
     return 0
 

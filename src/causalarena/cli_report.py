@@ -117,6 +117,41 @@ def run_runtime(args: argparse.Namespace) -> int:
     return 0
 
 
+def _note_run_subset(pred_dir: str, max_d: int | None, replicates: str | None) -> None:
+    """Say on stderr when every run of a folder used one ``--max-d``/``--replicates`` subset
+    that the report is not restricted to (the other instances score as missing, empty-graph
+    fallback; the coverage rule of issue 10 §1)."""
+    from causalarena.safejson import loads
+
+    try:
+        doc = loads((Path(pred_dir) / "run.json").read_text(encoding="utf-8"))
+        runs = [m for c in doc["runs"].values() for m in c["methods"].values()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return
+    for key, option, given in (
+        ("max_d", "--max-d", max_d),
+        ("replicates", "--replicates", replicates),
+    ):
+        vals = {json_key(r.get(key)) for r in runs if isinstance(r, dict)}
+        if len(vals) == 1 and None not in vals and given is None:
+            (val,) = vals
+            print(
+                f"note: every run in {pred_dir} used {option} {val} (run.json); the report covers "
+                f"the whole config, so the other instances score as missing (the empty graph). "
+                f"Pass {option} {val} to evaluate that subset.",
+                file=sys.stderr,
+            )
+
+
+def json_key(v) -> str | None:
+    """A hashable, printable form of a run.json subset value (None stays None)."""
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
 def run_report(args: argparse.Namespace) -> int:
     """``causalarena report``: score, OOD with the audited priors, edges, T(k), write pages."""
     import pandas as pd
@@ -131,7 +166,7 @@ def run_report(args: argparse.Namespace) -> int:
     if len(dirs) == 1 and is_lab_results(dirs[0]):  # `lab run --out`: the lab leaderboards
         from causalarena.cli_lab import run_lab_report
 
-        return run_lab_report(dirs[0], args.out, args.seed)
+        return run_lab_report(dirs[0], args.out, args.seed, as_json=getattr(args, "json", False))
     if len(dirs) > 1 and args.release:
         raise ValueError(
             "--release: give it with one predictions folder only (with several, each "
@@ -146,6 +181,8 @@ def run_report(args: argparse.Namespace) -> int:
             )
         seen[key] = d
     releases = [args.release or release_of(d) for d in dirs]
+    for d in dirs:
+        _note_run_subset(d, getattr(args, "max_d", None), getattr(args, "replicates", None))
     from causalarena.cli_common import refuse_out_inside
 
     refuse_out_inside(args.out, releases)

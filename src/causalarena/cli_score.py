@@ -29,6 +29,13 @@ def add_commands(subparsers: Any) -> None:
     s.add_argument("--out", default=None, help="write the scores table (.parquet or .csv)")
     s.add_argument("--no-sid", action="store_true", help="skip SID and its bounds (faster)")
     s.add_argument(
+        "--max-d",
+        type=int,
+        default=None,
+        help="score only instances with at most this many variables (the subset a run with "
+        "--max-d made; coverage and the empty-graph fallback are over it)",
+    )
+    s.add_argument(
         "--no-sid-bounds",
         action="store_true",
         help="skip the SID bounds of CPDAG predictions (their cost: one gadjid call per "
@@ -58,6 +65,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.max_d is not None and args.max_d < 1:
+        raise ValueError(f"--max-d must be at least 1, got {args.max_d}")
     from causalarena.cli_common import refuse_out_inside
 
     refuse_out_inside(args.out, [args.release])
@@ -70,12 +79,21 @@ def _run(args: argparse.Namespace) -> int:
     if pred.is_dir():
         if args.config is not None:
             scores = score_predictions(
-                args.release, pred, workers=args.workers, sid=sid, configs=[args.config]
+                args.release,
+                pred,
+                workers=args.workers,
+                sid=sid,
+                configs=[args.config],
+                max_d=args.max_d,
             )
         else:
-            scores = score_predictions(args.release, pred, workers=args.workers, sid=sid)
+            scores = score_predictions(
+                args.release, pred, workers=args.workers, sid=sid, max_d=args.max_d
+            )
     elif pred.is_file():
-        scores = score_file(pred, args.release, config=args.config, workers=args.workers, sid=sid)
+        scores = score_file(
+            pred, args.release, config=args.config, workers=args.workers, sid=sid, max_d=args.max_d
+        )
     else:
         raise FileNotFoundError(f"{pred}: no such predictions file or folder")
     if args.out:

@@ -687,6 +687,7 @@ def score_file(
     config: str | None = None,
     workers: int = 1,
     sid: bool = True,
+    max_d: int | None = None,
 ) -> pd.DataFrame:
     """Score one external predictions file (``causalarena score PRED --release DIR``).
 
@@ -712,7 +713,9 @@ def score_file(
         config = vals[0] if vals else path.parent.name
     if not (Path(release) / "data" / config).is_dir():
         raise ScoreError(f"{path}: config {config} is not a config of the release {release}")
-    return _score_submissions(Path(release), [(config, [path], path)], workers=workers, sid=sid)
+    return _score_submissions(
+        Path(release), [(config, [path], path)], workers=workers, sid=sid, max_d=max_d
+    )
 
 
 def release_of(pred_dir: str | os.PathLike) -> Path:
