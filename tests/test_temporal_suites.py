@@ -500,6 +500,61 @@ def test_relative_model_specs_resolve_before_the_sandbox_moves(built, tmp_path, 
         assert res["pooled"]["rmse"] == want, spec
 
 
+class EnvSnoop:
+    """Answers 1 where it can see a secret of the caller's environment, else 0."""
+
+    def predict(self, view):
+        import os
+
+        seen = any(k in os.environ for k in ("ZENODO_TOKEN", "HF_TOKEN", "MY_API_KEY", "X_S"))
+        try:
+            with open("/proc/self/environ", "rb") as f:
+                seen = seen or b"tok-123" in f.read()
+        except OSError:
+            pass
+        return np.full(len(view.query_times), 1.0 if seen else 0.0)
+
+
+def test_sealed_model_does_not_inherit_secrets_from_the_environment(built, monkeypatch):
+    """Breaker finding: the model's process had the caller's whole environment (tokens)."""
+    from causalarena.eval.temporal import run_model, sealed_environment
+
+    for k in ("ZENODO_TOKEN", "HF_TOKEN", "MY_API_KEY"):
+        monkeypatch.setenv(k, "tok-123")
+    monkeypatch.setenv("X_S", "tok-123")  # not on the allow-list either
+    rows = load_rows(built, "dot-generic", limit=2)
+    views = [make_input(r) for r in rows]
+    got = run_model(EnvSnoop(), views, "process")
+    assert all((g["mean"] == 0.0).all() for g in got)
+    # teeth: without isolation the same model sees them
+    got = run_model(EnvSnoop(), views, "none")
+    assert all((g["mean"] == 1.0).all() for g in got)
+    env = sealed_environment(
+        {
+            "PATH": "/bin",
+            "HF_HOME": "/h",
+            "HF_TOKEN": "t",
+            "OMP_X": "1",
+            "CAUSALARENA_KEY_FILE": "k",
+            "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1",
+        }
+    )
+    assert env == {"PATH": "/bin", "HF_HOME": "/h", "OMP_X": "1"}
+
+
+def test_a_release_that_disagrees_with_its_manifest_is_not_scored(built, tmp_path):
+    import shutil
+
+    from causalarena.errors import ReleaseError
+
+    copy = tmp_path / "rel"
+    shutil.copytree(built, copy)
+    shard = sorted((copy / "data" / "dot-generic").glob("*.parquet"))[0]
+    shard.unlink()
+    with pytest.raises(ReleaseError, match="disagree with manifest"):
+        load_rows(copy, "dot-generic")
+
+
 def test_harness_timeout_kills_the_model(built):
     from causalarena.eval.temporal import HarnessError
 

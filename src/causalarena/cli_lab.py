@@ -92,7 +92,9 @@ def run_lab_report(results: str, out: str, seed: int = 0, as_json: bool = False)
 
     paths = write_lab_report(results, out, seed=seed)
     if as_json:
-        files = sorted(str(Path(p).relative_to(out)) if Path(p).is_absolute() else str(p) for p in paths)
+        files = sorted(
+            str(Path(p).relative_to(out)) if Path(p).is_absolute() else str(p) for p in paths
+        )
         print(json.dumps({"out": str(out), "results": str(results), "files": files}, indent=2))
         return 0
     print(f"lab report written to {out} ({len(paths)} files); open {Path(out) / 'index.html'}")

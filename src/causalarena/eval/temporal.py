@@ -75,7 +75,7 @@ from __future__ import annotations
 import json
 import os
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +239,45 @@ class HarnessError(RuntimeError):
 
 
 _RESULT_CAP = 1 << 30  # bytes a child may send back
+
+#: Environment variables the sealed model's process starts with (exact names, or prefixes
+#: ending in ``_``); every other variable -- tokens, keys, credentials -- stays in the parent.
+#: Names containing one of :data:`_ENV_SECRET_WORDS` are dropped even when they match.
+_ENV_KEEP = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "LC_",
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "VIRTUAL_ENV",
+    "OMP_",
+    "MKL_",
+    "OPENBLAS_",
+    "NUMEXPR_",
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "HF_HUB_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+    "XDG_CACHE_HOME",
+    "CAUSALARENA_",
+)
+_ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
+
+
+def sealed_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``env`` a sealed model's process may see (allow-list
+    :data:`_ENV_KEEP` minus names with a secret word; ``TORCH_FORCE_*`` overrides such as
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` are never passed)."""
+    out = {}
+    for k, v in env.items():
+        up = k.upper()
+        if any(w in up for w in _ENV_SECRET_WORDS):
+            continue
+        if any(k == n or (n.endswith("_") and k.startswith(n)) for n in _ENV_KEEP):
+            out[k] = v
+    return out
 
 
 def _load_model(spec: Any) -> Any:
@@ -474,7 +513,14 @@ def run_model(
     proc = ctx.Process(target=_sandbox_child, args=(there, read, _sandbox), daemon=True)
     prev = set_dumpable(False)
     try:
-        proc.start()
+        saved = dict(os.environ)  # the child is spawned with the sealed environment only
+        os.environ.clear()
+        os.environ.update(sealed_environment(saved))
+        try:
+            proc.start()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
         there.close()
         here.send({"model": spec, "views": views, "path": root})
         ready = wait([here, proc.sentinel], timeout)
@@ -500,12 +546,25 @@ def run_model(
     return _unpack(msg[2:], sizes)
 
 
-def load_rows(folder: str | Path, config: str, limit: int | None = None) -> list[dict[str, Any]]:
-    """Decoded rows of a config of a built folder (Parquet streaming path)."""
+def load_rows(
+    folder: str | Path, config: str, limit: int | None = None, *, verify: bool = True
+) -> list[dict[str, Any]]:
+    """Decoded rows of a config of a release folder (Parquet streaming path).
+
+    ``verify`` (default): the config's shards are checked against ``manifest.json`` first
+    (:func:`causalarena.loaders.load.check_folder`), so a missing, extra or altered shard is
+    refused (ReleaseError naming the files) instead of scored.
+    """
     from causalarena.generator.temporal.storage import config_shards, read_rows
 
+    if verify:
+        from causalarena.loaders.load import check_folder
+
+        shards = check_folder(Path(folder), config)
+    else:
+        shards = config_shards(folder, config)
     rows = []
-    for r in read_rows(config_shards(folder, config)):
+    for r in read_rows(shards):
         rows.append(r)
         if limit is not None and len(rows) >= limit:
             break
