@@ -137,7 +137,7 @@ def test_reader_refuses_bad_files(tmp_path, scored):
         (lambda d: d.update(schema="ctp-submission/2"), "expected 'ctp-submission/1'"),
         (lambda d: d.pop("per_structure"), "missing field 'per_structure'"),
         (lambda d: d["pooled"].update(rmse="low"), "pooled.rmse: must be a number"),
-        (lambda d: d.update(n_queries=-1), "'n_queries' must be a count"),
+        (lambda d: d.update(n_queries=-1), "field n_queries must be a count, got -1"),
     ):
         d = json.loads(json.dumps(res["dotime"]))
         edit(d)
@@ -146,8 +146,27 @@ def test_reader_refuses_bad_files(tmp_path, scored):
             C.read_submission(p)
         assert str(p) in str(ei.value)
     p.write_text("{not json")
-    with pytest.raises(C.SubmissionError, match="not JSON"):
+    with pytest.raises(C.SubmissionError, match="not a readable JSON document"):
         C.read_submission(p)
+    # hostile but well-formed documents (breaker): one SubmissionError each, never a crash
+    base = json.loads(json.dumps(res["dotime"]))
+    for text, msg in (
+        ("[" * 100_000 + "]" * 100_000, "not a readable JSON document"),
+        (
+            json.dumps(base).replace(
+                '"n_episodes": ', '"n_episodes": ' + "9" * 5000 + ', "x": ', 1
+            ),
+            "not a readable JSON document",
+        ),
+        (json.dumps({**base, "pooled": {**base["pooled"], "rmse": 10**400}}), "is not a metric"),
+        (json.dumps({**base, "suite": {"a": 1}}), "field suite must be a printable name"),
+        (json.dumps({**base, "suite": "x\x1b[2Jfake"}), "field suite must be a printable name"),
+        (json.dumps({**base, "dir_target": "z" * 10_000_000}), "field dir_target is z"),
+    ):
+        p.write_text(text)
+        with pytest.raises(C.SubmissionError, match=msg) as ei:
+            C.read_submission(p)
+        assert len(str(ei.value)) < 400
 
 
 def _dotime_suite(n=6):
@@ -231,6 +250,9 @@ def test_cli_evaluate_writes_and_check_reads_a_submission(tmp_path, capsys):
     )
     out = tmp_path / "sub.json"
     argv = ["temporal", "evaluate", str(rel), "--config", "dot-RegimeSwitch-v1"]
+    assert main([*argv, "--model", f"{model}:M", "--submission", str(out)]) == 2  # no manifest
+    assert "manifest.json" in capsys.readouterr().err
+    argv.append("--no-verify")  # hand-made shards, not a release
     assert main([*argv, "--model", f"{model}:M", "--name", "ones", "--submission", str(out)]) == 0
     d = C.read_submission(out)
     y = np.concatenate([e.y_true for e in eps])

@@ -54,6 +54,12 @@ def add_commands(subparsers: Any) -> None:
         "--dir-target", default="auto", choices=["auto", "level", "effect"], help="dir_acc target"
     )
     e.add_argument("--submission", default=None, help="write the ctp-submission/1 JSON here")
+    e.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="score shards without checking them against manifest.json (a folder that is not a "
+        "release, e.g. hand-made shards); a release is always checked by default",
+    )
     c = sub.add_parser(
         "check-submission",
         help="read a ctp-submission/1 file (written by dotime or causalarena) and summarise it",
@@ -103,7 +109,8 @@ def _line(d: dict) -> str:
         return "n/a" if v is None else f"{v:.4f}"
 
     return (
-        f"{d['suite']} | {d['model']}: {d['n_episodes']} episodes, {d['n_queries']} queries; "
+        f"{d['suite']} | {d['model'] or 'unnamed model'}: {d['n_episodes']} episodes, "
+        f"{d['n_queries']} queries; "
         f"rmse {f(p['rmse'])}, mae {f(p['mae'])}, nmse {f(p['nmse'])}, r2 {f(p['r2'])}, "
         f"dir_acc ({d['dir_target']}) {f(p['dir_acc'])} +- {f(p['dir_acc_se'])}"
     )
@@ -141,7 +148,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     if not (folder / "data" / config).is_dir():
         print(f"{err} {folder} has no config {config!r} (data/{config}/)", file=sys.stderr)
         return 2
-    rows = load_rows(folder, config, limit=args.limit)
+    from causalarena.errors import CausalArenaError
+
+    try:
+        rows = load_rows(folder, config, limit=args.limit, verify=not args.no_verify)
+    except (CausalArenaError, OSError) as exc:  # no manifest, or shards disagreeing with it
+        print(f"{err} {exc} (--no-verify scores shards that are not a release)", file=sys.stderr)
+        return 2
     if not rows:
         print(f"{err} config {config!r} of {folder} has no episodes", file=sys.stderr)
         return 2

@@ -316,13 +316,15 @@ def read_submission(path: str | os.PathLike) -> dict[str, Any]:
     SubmissionError
         Unreadable JSON, another schema, or a missing or mistyped field (named with the file).
     """
+    from causalarena.safejson import loads
+
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = loads(path.read_text())
     except OSError as exc:
         raise SubmissionError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"{path}: not JSON ({str(exc)[:120]})") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # invalid, too deep, or a huge integer
+        raise SubmissionError(f"{path}: not a readable JSON document ({str(exc)[:120]})") from None
     data = _nulls(data)
     validate(data, str(path))
     return data
@@ -336,13 +338,31 @@ def _group_ok(g: Any, where: str) -> None:
             raise SubmissionError(f"{where}: missing field {k!r}")
         v = g[k]
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-            raise SubmissionError(f"{where}.{k}: must be a number or null, got {v!r:.40}")
+            raise SubmissionError(f"{where}.{k}: must be a number or null, got {_show(v)}")
+        if isinstance(v, int) and abs(v) > 1e300:
+            raise SubmissionError(f"{where}.{k}: {str(v)[:20]}... is not a metric value")
+
+
+def _show(v: Any) -> str:
+    """A short, printable rendering of a bad value for an error message."""
+    text = v if isinstance(v, str) else json.dumps(v, default=str)[:60]
+    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    return text[:40] + ("..." if len(text) > 40 else "")
 
 
 def validate(data: Any, source: str = "<payload>") -> None:
     """Check the form of a ``ctp-submission/1`` document (see :func:`read_submission`)."""
     if not isinstance(data, dict):
         raise SubmissionError(f"{source}: a submission is a JSON object")
+    for k in ("suite", "model", "baseline"):
+        v = data.get(k)
+        if k not in data or (v is None and k != "suite"):
+            continue
+        if not (isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable()):
+            raise SubmissionError(
+                f"{source}: field {k} must be a printable name of at most 200 characters, "
+                f"got {_show(v)}"
+            )
     if data.get("schema") != SCHEMA:
         raise SubmissionError(
             f"{source}: field 'schema' is {data.get('schema')!r}, expected {SCHEMA!r}"
@@ -352,9 +372,11 @@ def validate(data: Any, source: str = "<payload>") -> None:
             raise SubmissionError(f"{source}: missing field {k!r}")
     for k in ("n_episodes", "n_queries"):
         if isinstance(data[k], bool) or not isinstance(data[k], int) or data[k] < 0:
-            raise SubmissionError(f"{source}: field {k!r} must be a count, got {data[k]!r:.40}")
+            raise SubmissionError(f"{source}: field {k} must be a count, got {_show(data[k])}")
     if data["dir_target"] not in ("level", "effect"):
-        raise SubmissionError(f"{source}: field 'dir_target' is {data['dir_target']!r}")
+        raise SubmissionError(
+            f"{source}: field dir_target is {_show(data['dir_target'])}, expected level or effect"
+        )
     _group_ok(data["pooled"], f"{source}: pooled")
     if not isinstance(data["per_structure"], dict):
         raise SubmissionError(f"{source}: field 'per_structure' must be an object")
