@@ -288,3 +288,25 @@ def test_auto_memory_limit_comes_from_the_dask_workers(dask_release, cluster, tm
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_port_that_accepts_but_never_answers_is_an_error_not_a_hang(monkeypatch):
+    """Breaker finding: ``Client`` waited forever in its handshake with a silent peer."""
+    import socket
+    import time
+
+    from causalarena.errors import ReleaseError
+    from causalarena.release import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 2)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)  # the kernel accepts connections; nobody ever reads or writes
+    addr = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ReleaseError, match="cannot reach a dask scheduler there"):
+            cluster.connect(addr)
+    finally:
+        srv.close()
+    assert time.monotonic() - t0 < 30

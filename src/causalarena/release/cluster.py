@@ -82,6 +82,46 @@ def _plugin_class():
     return PinThreads
 
 
+def _probe(scheduler: str) -> None:
+    """Ask ``scheduler`` who it is within :data:`CONNECT_TIMEOUT_S` seconds (one ``identity``
+    message over ``distributed.comm``), so that a port that accepts connections but never
+    answers, or answers something else, is an error instead of a silent hang inside
+    ``Client``'s handshake (breaker finding).
+
+    Raises
+    ------
+    ReleaseError
+        No answer in time, a malformed address, or a peer that is not a dask scheduler.
+    """
+    import asyncio
+
+    from distributed.comm import connect as comm_connect
+
+    async def ask() -> Any:
+        comm = await comm_connect(scheduler, timeout=CONNECT_TIMEOUT_S)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    hint = "start one (`dask scheduler`, a LocalCluster or dask-jobqueue) or use --scheduler local"
+    try:
+        who = asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT_S))
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        why = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        raise ReleaseError(
+            f"--scheduler {scheduler}: cannot reach a dask scheduler there ({why}); {hint}"
+        ) from None
+    except Exception as exc:  # a peer speaking another protocol: any decoding error
+        raise ReleaseError(
+            f"--scheduler {scheduler}: the peer is not a dask scheduler ({type(exc).__name__}); "
+            f"{hint}"
+        ) from None
+    if not isinstance(who, dict) or who.get("type") != "Scheduler":
+        raise ReleaseError(f"--scheduler {scheduler}: the peer is not a dask scheduler; {hint}")
+
+
 def connect(scheduler: str):
     """A ``distributed.Client`` of ``scheduler`` with :class:`PinThreads` on every worker.
 
@@ -94,6 +134,7 @@ def connect(scheduler: str):
         worker (names the address).
     """
     distributed = distributed_module()
+    _probe(scheduler)
     try:
         client = distributed.Client(
             scheduler, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False
