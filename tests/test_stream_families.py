@@ -264,3 +264,15 @@ def test_overlap_of_a_lab_stream_config_counts_release_episodes(lab_release, tmp
     # 3-node lab SCMs repeat: the 3-node release episodes are all reproduced at graph level
     three = [fp for fp in pub if fp["graph"].startswith("3-")]
     assert three and r["public"]["exact"] + r["public"]["mix"] + r["public"]["graph"] >= len(three)
+
+
+def test_protocol_stream_bounds_sizes_and_takes_a_bare_protocol_name():
+    """Breaker findings: sizes=[10**12] died with a 27 TiB MemoryError; protocols="default"
+    was iterated as its characters."""
+
+    with pytest.raises(StreamError, match="exceed the stream's limit of 1,000,000 rows"):
+        next(iter(stream("protocols", seed=1, suite="arena-samplesize", sizes=[10**12])))
+    with pytest.raises(StreamError, match="unknown protocol"):
+        next(iter(stream("protocols", seed=1, protocols="nosuch")))
+    row = next(iter(stream("protocols", seed=1, protocols="default")))
+    assert row["protocol"] == "default"

@@ -144,6 +144,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"{err} {exc}", file=sys.stderr)
         return 2
+    if args.submission and Path(args.submission).is_dir():  # refused before any scoring
+        print(
+            f"{err} --submission {args.submission}: is a folder; name a .json file", file=sys.stderr
+        )
+        return 2
     folder = Path(args.release)
     if not (folder / "data" / config).is_dir():
         print(f"{err} {folder} has no config {config!r} (data/{config}/)", file=sys.stderr)

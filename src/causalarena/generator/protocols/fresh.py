@@ -41,6 +41,11 @@ STREAM_FAMILY = "protocols"
 MAX_ATTEMPTS = 20
 
 
+#: Most rows a fresh protocol instance may ask for (100x the design's largest n; a d = 30
+#: float32 instance of this size is 120 MB).
+MAX_ROWS = 1_000_000
+
+
 def check_options(suite: str, protocols: Sequence[str] | None, sizes: Sequence[int] | None):
     """Validated ``(suite, protocol names, sizes)`` of a protocol stream.
 
@@ -52,6 +57,8 @@ def check_options(suite: str, protocols: Sequence[str] | None, sizes: Sequence[i
     """
     if suite not in SUITES:
         raise ValueError(f"unknown protocol suite {suite!r}; choose from {sorted(SUITES)}")
+    if isinstance(protocols, str):  # a bare name, not a list of its characters
+        protocols = [protocols]
     names = [p.name for p in PROTOCOLS] if protocols is None else [str(p) for p in protocols]
     for p in names:
         get_protocol(p)
@@ -61,6 +68,11 @@ def check_options(suite: str, protocols: Sequence[str] | None, sizes: Sequence[i
     bad = [n for n in ns if isinstance(n, bool) or not isinstance(n, int) or n < 1]
     if bad or not ns:
         raise ValueError(f"sizes must be positive integers, got {ns!r}")
+    if max(ns) > MAX_ROWS:
+        raise ValueError(
+            f"sizes: {max(ns)} rows exceed the stream's limit of {MAX_ROWS:,} rows per instance "
+            "(the largest arena-samplesize n is 10,000)"
+        )
     return suite, names, sorted(set(ns))
 
 
