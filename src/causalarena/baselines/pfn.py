@@ -148,18 +148,11 @@ class _RowView:
 
     def intervention_path(self, rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Same rule as ``ModelInput.intervention_path``."""
-        from causalarena.generator.temporal.simulate import profile_values
-        from causalarena.spec_temporal import TemporalIntervention
+        from causalarena.generator.temporal.simulate import intervention_path
 
-        iv = TemporalIntervention(**self.intervention)
-        rows = np.asarray(rows, dtype=np.intp)
-        active = (rows >= self.onset) & (rows < self.window_end)
-        if self.times is None:
-            u = (rows - self.onset).astype(np.float64)
-        else:
-            w0, _ = iv.window_times(self.horizon)
-            u = self.times[np.minimum(rows, len(self.times) - 1)] - w0
-        return profile_values(iv, float(iv.value), u), active
+        return intervention_path(
+            self.intervention, rows, self.onset, self.window_end, self.times, self.horizon
+        )
 
 
 def _channels(v: Any, C: int) -> list[int]:

@@ -399,6 +399,44 @@ def positivity(ctx: np.ndarray, level: float, band: float) -> tuple[float, float
     return float(np.mean(np.abs(ctx - level) <= half)), float(100.0 * np.mean(ctx <= level))
 
 
+def intervention_path(
+    intervention: Any,
+    rows: Any,
+    onset: int,
+    window_end: int,
+    times: np.ndarray | None = None,
+    horizon: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Imposed target values at episode ``rows`` and whether the intervention is active there.
+
+    Parameters
+    ----------
+    intervention : mapping
+        The episode's intervention (the fields of :class:`TemporalIntervention`).
+    rows : array-like of int, shape (k,)
+    onset, window_end : int
+        First intervened row and the first row after the window.
+    times, horizon : optional
+        Continuous-time episodes: observation times (shape (T,), float64) and the horizon;
+        elapsed time is then measured from the window start in time units, else in steps.
+
+    Returns
+    -------
+    values : ndarray, shape (k,), float64
+        Hard and time-varying: the clamped value ``v(t)``; soft: the additive shift.
+    active : ndarray, shape (k,), bool
+    """
+    iv = TemporalIntervention(**dict(intervention))
+    rows = np.asarray(rows, dtype=np.intp)
+    active = (rows >= onset) & (rows < window_end)
+    if times is None:
+        u = (rows - onset).astype(np.float64)
+    else:
+        w0, _ = iv.window_times(horizon)
+        u = times[np.minimum(rows, len(times) - 1)] - w0
+    return profile_values(iv, float(iv.value), u), active
+
+
 def profile_values(iv: TemporalIntervention, value: float, u: np.ndarray) -> np.ndarray:
     """``v(t)`` on elapsed times ``u = t - t0`` (steps or time units)."""
     if iv.type != "time_varying":
