@@ -141,3 +141,14 @@ def test_unknown_method_and_bad_arguments(mini_release, tmp_path):
         run(mini_release, "synthetic-obs", ["no-such-method"], tmp_path / "p", quiet=True)
     with pytest.raises(ValueError, match="timeout"):
         run(mini_release, "synthetic-obs", ["random-regress"], tmp_path / "p", timeout=0)
+
+
+def test_a_subset_report_accepts_predictions_outside_the_subset(mini_release, tmp_path):
+    """Rows of instances outside --max-d/--replicates are instances of the config: dropped
+    from the subset, never refused as unknown (regression of the unknown-id check)."""
+    out = tmp_path / "pred"
+    run(mini_release, "synthetic-obs", ["random-regress"], out, max_d=20, quiet=True)
+    s = score_predictions(mini_release, out, max_d=10)
+    assert len(s) == 10 and set(s["d"]) == {10} and (s["status"] == "ok").all()
+    s = score_predictions(mini_release, out, replicates=[0])
+    assert (s["replicate"] == 0).all() and (s.loc[s["d"] <= 20, "status"] == "ok").all()

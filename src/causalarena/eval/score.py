@@ -306,10 +306,10 @@ def _check_provenance(df: pd.DataFrame, path: Path, prov: dict[str, str]) -> Non
             )
 
 
-def _check_known(df: pd.DataFrame, path: Path, truth: dict, config: str) -> None:
+def _check_known(df: pd.DataFrame, path: Path, known: set, config: str) -> None:
     """Refuse a submission naming an instance the config does not hold (it would be counted
     as an extra instance of the config)."""
-    unknown = sorted(set(map(str, df["instance_id"])) - set(truth))
+    unknown = sorted(set(map(str, df["instance_id"])) - known)
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         raise ScoreError(
@@ -575,6 +575,7 @@ def _score_submissions(
             if (max_d is not None and v["d"] > max_d)
             or (reps is not None and v["replicate"] not in reps)
         }
+        known = set(truth)  # every instance of the config, before the subset
         truth = {k: v for k, v in truth.items() if k not in larger}
         caches[config] = _TruthCache(truth, sid)
         by_method: dict[str, list[pd.DataFrame]] = {}
@@ -584,7 +585,7 @@ def _score_submissions(
                 raise ScoreError(f"{f}: holds no prediction rows; nothing to score")
             _check_provenance(df, f, prov)
             _check_duplicates(df, str(f))
-            _check_known(df, f, truth, config)
+            _check_known(df, f, known, config)
             if larger:
                 df = df[~df["instance_id"].isin(larger)]
             for m, sub in df.groupby("method", sort=True):
