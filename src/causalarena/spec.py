@@ -463,15 +463,20 @@ class SCMSpec(_Strict):
         return _toposort(self)
 
 
-def _toposort(spec: SCMSpec) -> list[int]:
+def kahn_order(parents: list[list[int]]) -> list[int]:
+    """Kahn's topological order of column indices given each column's parent indices, ties
+    broken by the smallest index (a heap), so the order is a pure function of the graph.
+
+    Returns fewer than ``len(parents)`` indices when the graph has a directed cycle (the
+    columns on or after the cycle are left out); callers report it.
+    """
     import heapq
 
-    idx = {v.name: i for i, v in enumerate(spec.variables)}
-    indeg = [len(v.parents) for v in spec.variables]
-    children: list[list[int]] = [[] for _ in spec.variables]
-    for j, v in enumerate(spec.variables):
-        for p in v.parents:
-            children[idx[p]].append(j)
+    indeg = [len(ps) for ps in parents]
+    children: list[list[int]] = [[] for _ in parents]
+    for j, ps in enumerate(parents):
+        for i in ps:
+            children[i].append(j)
     heap = [i for i, k in enumerate(indeg) if k == 0]
     heapq.heapify(heap)
     order: list[int] = []
@@ -482,8 +487,15 @@ def _toposort(spec: SCMSpec) -> list[int]:
             indeg[c] -= 1
             if indeg[c] == 0:
                 heapq.heappush(heap, c)
+    return order
+
+
+def _toposort(spec: SCMSpec) -> list[int]:
+    idx = {v.name: i for i, v in enumerate(spec.variables)}
+    order = kahn_order([[idx[p] for p in v.parents] for v in spec.variables])
     if len(order) != len(spec.variables):
-        left = [spec.variables[i].name for i in range(len(indeg)) if indeg[i] > 0]
+        done = set(order)
+        left = [spec.variables[i].name for i in range(len(spec.variables)) if i not in done]
         raise SpecError(
             left[0],
             "parents",

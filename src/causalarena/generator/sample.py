@@ -32,7 +32,7 @@ import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
 from causalarena.errors import SpecError
-from causalarena.spec import SCMSpec
+from causalarena.spec import SCMSpec, kahn_order
 
 DISCRETE_KINDS = frozenset({"binary", "ordinal", "categorical", "count"})
 
@@ -251,28 +251,13 @@ def compile_spec(spec: SCMSpec) -> _Compiled:
 
 
 def _topological_order(spec: SCMSpec, pa: list[list[int]]) -> list[int]:
-    """``spec.topological_order()`` (same heap on column indices, so the same order) from the
-    parent indices already resolved; a cycle is left to the spec's own method to report."""
-    import heapq
-
+    """``spec.topological_order()`` (the same :func:`causalarena.spec.kahn_order`, so the same
+    order) from the parent indices already resolved; a cycle is left to the spec's own method
+    to report."""
     if all(i < j for j, ps in enumerate(pa) for i in ps):
         # columns already in a topological order: the heap pops them in index order
         return list(range(len(pa)))
-    indeg = [len(ps) for ps in pa]
-    children: list[list[int]] = [[] for _ in pa]
-    for j, ps in enumerate(pa):
-        for i in ps:
-            children[i].append(j)
-    heap = [i for i, k in enumerate(indeg) if k == 0]
-    heapq.heapify(heap)
-    order: list[int] = []
-    while heap:
-        i = heapq.heappop(heap)
-        order.append(i)
-        for c in children[i]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                heapq.heappush(heap, c)
+    order = kahn_order(pa)
     if len(order) != len(pa):
         return spec.topological_order()  # raises SpecError naming the cycle
     return order
