@@ -40,3 +40,26 @@ def shard_of(folder, config: str, graph_family: str, d: int):
         if {"graph_family": graph_family, "d": d} in t:
             return p
     raise LookupError(f"no shard of {config} holds {graph_family} d={d}")
+
+
+def build_small_temporal(out, suite: str, episodes: int, shard: int):
+    """Build ``suite`` at a mini scale of ``episodes`` public episodes in shards of ``shard``
+    (the suite table is patched only for the build); returns the release folder."""
+    from dataclasses import replace
+
+    from causalarena.generator.temporal import suites as S
+    from causalarena.release.engine import build
+
+    mp = pytest.MonkeyPatch()
+    small = dict(S.TEMPORAL_SUITES)
+    full = small[suite].scales["full"]
+    small[suite] = replace(
+        small[suite],
+        scales={"mini": episodes, "full": full},
+        shard_size={"mini": shard, "full": small[suite].shard_size["full"]},
+    )
+    mp.setattr(S, "TEMPORAL_SUITES", small)
+    try:
+        return build(suite, scale="mini", out=out, quiet=True)
+    finally:
+        mp.undo()

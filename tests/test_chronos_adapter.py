@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import types
-from dataclasses import replace
 
 import numpy as np
 import pytest
+
+from conftest import build_small_temporal
 
 pytest.importorskip("chronos", reason="chronos-forecasting (the 'chronos' extra) is not installed")
 torch = pytest.importorskip("torch")
@@ -144,19 +145,9 @@ def test_repo_id_outside_the_cache_is_not_downloaded(monkeypatch, tmp_path):
 
 def test_sealed_copy_runs_through_the_harness_on_a_mini_release(ckpt, tmp_path):
     from causalarena.eval.temporal import evaluate, load_rows, run_model
-    from causalarena.release.engine import build
     from causalarena.sandbox import landlock_abi
 
-    mp = pytest.MonkeyPatch()
-    small = dict(S.TEMPORAL_SUITES)
-    small[SUITE] = replace(
-        small[SUITE], scales={"mini": 9, "full": 12_150}, shard_size={"mini": 9, "full": 1000}
-    )
-    mp.setattr(S, "TEMPORAL_SUITES", small)
-    try:
-        out = build(SUITE, scale="mini", out=tmp_path / "rel", quiet=True)
-    finally:
-        mp.undo()
+    out = build_small_temporal(tmp_path / "rel", SUITE, 9, 9)
     rows = load_rows(out, SUITE)
     spec = C.write_sealed(ckpt, tmp_path / "sealed")
     assert json.loads((tmp_path / "sealed" / "config.json").read_text())["chronos_config"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
+
+from conftest import build_small_temporal
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)  # two shared cores: more threads only spin
@@ -145,19 +146,9 @@ def test_wrapper_runs_sealed_on_a_mini_dot_identifiability_release(trained, tmp_
     """The checkpoint's model.py runs through the process-isolated harness by import spec on a
     mini release; its predictions are scored per structure and match the in-process ones."""
     from causalarena.eval.temporal import evaluate, load_rows, make_input, run_model
-    from causalarena.release.engine import build
     from causalarena.sandbox import landlock_abi
 
-    mp = pytest.MonkeyPatch()
-    small = dict(S.TEMPORAL_SUITES)
-    small[SUITE] = replace(
-        small[SUITE], scales={"mini": 18, "full": 12_150}, shard_size={"mini": 9, "full": 1000}
-    )
-    mp.setattr(S, "TEMPORAL_SUITES", small)
-    try:
-        out = build(SUITE, scale="mini", out=tmp_path / "rel", quiet=True)
-    finally:
-        mp.undo()
+    out = build_small_temporal(tmp_path / "rel", SUITE, 18, 9)
     rows = load_rows(out, SUITE)
     assert len(rows) == 18
     _, _, folder = trained["observational"]

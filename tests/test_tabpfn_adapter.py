@@ -4,7 +4,7 @@ a path (never downloaded) and a sealed run on a mini release with a random tiny 
 from __future__ import annotations
 
 import types
-from dataclasses import asdict, replace
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -13,6 +13,7 @@ from causalarena.baselines import tabpfn as T
 from causalarena.eval.temporal import make_input
 from causalarena.generator.temporal import suites as S
 from causalarena.generator.temporal.storage import episode_columns
+from conftest import build_small_temporal
 
 SUITE = "dot-identifiability"
 
@@ -152,21 +153,11 @@ def test_random_tiny_checkpoint_runs_sealed_on_a_mini_release(tmp_path):
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     from causalarena.eval.temporal import evaluate, load_rows, run_model
-    from causalarena.release.engine import build
     from causalarena.sandbox import landlock_abi
 
     ck = tmp_path / "tabpfn-v2.5-regressor-tiny.ckpt"
     _tiny_checkpoint(ck)
-    mp = pytest.MonkeyPatch()
-    small = dict(S.TEMPORAL_SUITES)
-    small[SUITE] = replace(
-        small[SUITE], scales={"mini": 6, "full": 12_150}, shard_size={"mini": 6, "full": 1000}
-    )
-    mp.setattr(S, "TEMPORAL_SUITES", small)
-    try:
-        out = build(SUITE, scale="mini", out=tmp_path / "rel", quiet=True)
-    finally:
-        mp.undo()
+    out = build_small_temporal(tmp_path / "rel", SUITE, 6, 6)
     rows = load_rows(out, SUITE)
     spec = T.write_sealed(ck, tmp_path / "sealed")
     res = evaluate(spec, rows, isolation="process", release=out)
