@@ -691,3 +691,13 @@ def test_real_bytes_do_not_depend_on_worker_count(real_release, tmp_path):
         }
 
     assert shas(other) == shas(out)
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "/abs/file.csv", "sachs/../../x.csv"])
+def test_registry_refuses_paths_that_leave_the_data_folder(bad):
+    from causalarena.generator.real.sources import parse_registry
+
+    good = "sachs/x.csv sha256:" + "0" * 64 + " https://example.org/x.csv\n"
+    assert list(parse_registry(good)) == ["sachs/x.csv"]
+    with pytest.raises(ValueError, match=r"line 2: path .* must be relative"):
+        parse_registry(good + f"{bad} sha256:{'0' * 64} https://example.org/y.csv\n")

@@ -27,7 +27,7 @@ import os
 import shlex
 from dataclasses import dataclass
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -117,10 +117,16 @@ def registry() -> dict[str, tuple[str | None, str]]:
     Raises
     ------
     ValueError
-        If a line does not have 3 fields (names the line).
+        If a line does not have 3 fields, or its path is absolute or contains ``..`` (names
+        the line).
     """
-    out: dict[str, tuple[str | None, str]] = {}
     text = files("causalarena.generator.real").joinpath(REGISTRY_FILE).read_text("utf-8")
+    return parse_registry(text)
+
+
+def parse_registry(text: str) -> dict[str, tuple[str | None, str]]:
+    """Parse registry text in pooch's format (see :func:`registry`; same errors)."""
+    out: dict[str, tuple[str | None, str]] = {}
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -128,6 +134,11 @@ def registry() -> dict[str, tuple[str | None, str]]:
         if len(fields) != 3:
             raise ValueError(f"{REGISTRY_FILE} line {n}: expected <path> <alg>:<hex> <url>")
         path, known, url = fields
+        parts = PurePosixPath(path).parts
+        if path.startswith("/") or "\\" in path or ".." in parts or not parts:
+            raise ValueError(
+                f"{REGISTRY_FILE} line {n}: path {path!s} must be relative, without '..'"
+            )
         out[path] = (None if known == UNPINNED else known.lower(), url)
     return out
 
