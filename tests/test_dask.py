@@ -156,7 +156,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
     with pytest.raises(ReleaseError, match=r"tcp://127\.0\.0\.1:9: cannot reach a dask scheduler"):
         build_subset(tmp_path / "rel", scheduler="tcp://127.0.0.1:9")
-    assert not (tmp_path / "rel" / "data").exists()
+    assert not (tmp_path / "rel").exists()  # nothing built: no empty folder with a .build left
 
 
 def test_cli_unreachable_scheduler_is_exit_2_naming_it(dask_release, tmp_path, monkeypatch, capsys):
@@ -174,6 +174,7 @@ def test_cli_unreachable_scheduler_is_exit_2_naming_it(dask_release, tmp_path, m
     assert main(build_args) == 2
     err = capsys.readouterr().err
     assert f"--scheduler {addr}: cannot reach a dask scheduler" in err and "Traceback" not in err
+    assert not (tmp_path / "b").exists()
     assert not (tmp_path / "p" / "synthetic-obs").exists()
 
 

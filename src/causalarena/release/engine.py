@@ -45,6 +45,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import shutil
 import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -634,9 +635,6 @@ def build(
     MissingExtraError
         The ``build`` extra is not installed (an :class:`ImportError`; names the extra).
     """
-    from causalarena.release.render import write_metadata_files
-    from causalarena.ui import progress
-
     if family is not None:
         register(family)  # workers and the metadata renderers look families up by name
     fam = family if family is not None else family_of(suite)
@@ -648,7 +646,29 @@ def build(
         raise ValueError(f"workers must be >= 1, got {workers}")
     outp = Path(out)
     old = check_output_folder(outp, suite, info.version, scale)
+    created = not outp.exists()
     outp.mkdir(parents=True, exist_ok=True)
+    try:
+        return _build_locked(outp, fam, suite, info, scale, old, options, workers, quiet, scheduler)
+    except BaseException:
+        if created:
+            _remove_if_nothing_built(outp)
+        raise
+
+
+def _remove_if_nothing_built(outp: Path) -> None:
+    """Delete a folder this build created when it holds nothing but the build lock (a build
+    that failed before its first unit, e.g. an unreachable ``--scheduler``)."""
+    left = [p for p in outp.rglob("*") if p.is_file() and p.name != LOCK_FILE]
+    if not left:
+        shutil.rmtree(outp, ignore_errors=True)
+
+
+def _build_locked(outp, fam, suite, info, scale, old, options, workers, quiet, scheduler):
+    """The body of :func:`build` under the build lock (same returns and errors)."""
+    from causalarena.release.render import write_metadata_files
+    from causalarena.ui import progress
+
     with build_lock(outp):
         remove_stale_temporaries(outp)
         _remove_stale_zarr_temporaries(outp)
