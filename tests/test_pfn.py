@@ -163,3 +163,14 @@ def test_wrapper_runs_sealed_on_a_mini_dot_identifiability_release(trained, tmp_
     here = run_model(pfn.PFNBaseline(folder), views, isolation="none")
     for a, b in zip(sealed, here, strict=True):  # float32 network, kernels may differ
         np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "not json", "[1, 2]"])
+def test_a_deep_or_broken_model_card_is_a_value_error_naming_it(trained, tmp_path, text):
+    import shutil
+
+    folder = tmp_path / "ckpt"
+    shutil.copytree(trained["observational"][2], folder)
+    (folder / pfn.CARD_JSON).write_text(text)
+    with pytest.raises(ValueError, match=r"card\.json: (not a readable model card|the model card)"):
+        pfn.load_checkpoint(folder)

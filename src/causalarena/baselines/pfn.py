@@ -490,6 +490,20 @@ def _card_md(card: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _read_card(path: Path) -> dict[str, Any]:
+    """The model card of a checkpoint folder, depth-checked (a deep or broken card is a
+    ``ValueError`` naming the file, never a RecursionError)."""
+    from causalarena import safejson
+
+    try:
+        card = safejson.loads(path.read_bytes())
+    except (safejson.JSONDepthError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable model card ({exc})") from None
+    if not isinstance(card, dict):
+        raise ValueError(f"{path}: the model card must be a JSON object")
+    return card
+
+
 def load_checkpoint(folder: str | os.PathLike) -> tuple[DoPFN, str, dict[str, Any]]:
     """The network, its arm and its model card from a :func:`save_checkpoint` folder.
 
@@ -506,7 +520,7 @@ def load_checkpoint(folder: str | os.PathLike) -> tuple[DoPFN, str, dict[str, An
         raise FileNotFoundError(f"PFN checkpoint {folder}: no {CHECKPOINT}")
     card: dict[str, Any] = {}
     if (folder / CARD_JSON).is_file():
-        card = json.loads((folder / CARD_JSON).read_text())
+        card = _read_card(folder / CARD_JSON)
         want = card.get("checkpoint_sha256")
         if want and want != _sha256(path):
             raise ValueError(f"PFN checkpoint {path}: SHA-256 differs from {CARD_JSON}")
