@@ -97,6 +97,11 @@ def test_to_numpy_converts_temporal_rows(built, monkeypatch):
         assert r["adjacency_inst"].dtype == np.int8 and r["adjacency_inst"].shape == (N, N)
         assert r["adjacency_lag"].dtype == np.int8 and r["adjacency_lag"].shape == (K, N, N)
         np.testing.assert_array_equal(r["adjacency_lag"], np.asarray(stored["adjacency_lag"]))
+    # a suite without missingness stores a null mask: to_numpy gives "nothing missing"
+    gen = pq.read_table(built / "data/dot-generic/test-00000-of-00001.parquet").to_pylist()[0]
+    assert gen["mask"] is None
+    r = ca.to_numpy(gen)
+    assert r["mask"].dtype == bool and r["mask"].shape == r["x_obs"].shape and not r["mask"].any()
     with pytest.raises(ValueError, match="no X column"):
         ca.to_numpy({"variables": ["a"], "x": [[1.0]]})
 

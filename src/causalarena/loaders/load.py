@@ -324,7 +324,9 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
     :data:`causalarena.schema.ARRAY_COLUMNS`).
 
     A row of a temporal ``dot-*`` config (it has ``x_obs`` instead of ``X``) is converted the
-    same way: ``x_obs``, ``x_int`` of shape (T, N) float32, ``mask`` (T, N) bool when present,
+    same way: ``x_obs``, ``x_int`` of shape (T, N) float32, ``mask`` (T, N) bool (True =
+    missing; all False for suites whose ``mask`` column is null, i.e. every suite but
+    ``dot-observed``),
     ``adjacency_inst`` (N, N) int8 and ``adjacency_lag`` (K, N, N) int8, with ``N =
     len(variables)``.
 
@@ -354,6 +356,8 @@ def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
             out[k] = np.asarray(row[k], dtype=np.float32).reshape(-1, d)
         if row.get("mask") is not None:
             out["mask"] = np.asarray(row["mask"], dtype=bool).reshape(-1, d)
+        else:  # only dot-observed has missing values; elsewhere nothing is missing
+            out["mask"] = np.zeros(out["x_obs"].shape, dtype=bool)
         out["adjacency_inst"] = np.asarray(row["adjacency_inst"], dtype=np.int8).reshape(d, d)
         out["adjacency_lag"] = np.asarray(row["adjacency_lag"], dtype=np.int8).reshape(-1, d, d)
         return out
