@@ -463,3 +463,16 @@ def test_verify_reveal_progress_on_stderr_off_with_quiet(frozen, key, capsys, mo
     quiet = capsys.readouterr()
     assert quiet.err == ""  # ... and --quiet silences it
     assert quiet.out == loud.out == f"{frozen}: every check passed\n"  # stdout unchanged
+
+
+def test_load_shows_no_datasets_progress_bars_when_stderr_is_not_a_terminal(mini_release, capfd):
+    import datasets
+
+    import causalarena as ca
+
+    assert not datasets.are_progress_bars_disabled()
+    ds = ca.load("synthetic-obs", source=str(mini_release), cache_dir=None)
+    assert ds.num_rows > 0
+    err = capfd.readouterr().err
+    assert "Generating" not in err and "%|" not in err, err[:300]
+    assert not datasets.are_progress_bars_disabled()  # the caller's setting is restored

@@ -8,7 +8,9 @@ reads it without a loading script, streaming or not.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -151,15 +153,16 @@ def load(
     if cache_dir is None and not streaming:
         cache_dir = str(_local_cache_dir(src, shards))
     try:
-        return datasets.load_dataset(
-            str(src.resolve()),
-            config,
-            split=split,
-            streaming=streaming,
-            revision=revision,
-            cache_dir=cache_dir,
-            **read_opts,
-        )
+        with _no_progress_bars_off_terminal(datasets):
+            return datasets.load_dataset(
+                str(src.resolve()),
+                config,
+                split=split,
+                streaming=streaming,
+                revision=revision,
+                cache_dir=cache_dir,
+                **read_opts,
+            )
     except ValueError as exc:
         raise ReleaseError(f"{src}: config {config!r}, split {split!r}: {exc}") from None
     except Exception as exc:  # datasets wraps Arrow errors of damaged shards in several types
@@ -313,6 +316,20 @@ def _local_cache_dir(folder: Path, shards: list[Path]) -> Path:
         st = p.stat()
         h.update(f"{p.name}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
     return Path(ds_config.HF_DATASETS_CACHE) / "causalarena-local" / h.hexdigest()[:20]
+
+
+@contextmanager
+def _no_progress_bars_off_terminal(datasets: Any) -> Iterator[None]:
+    """Silence ``datasets``' progress bars for one call when stderr is not a terminal (logs,
+    CI, pipes); restore the caller's setting afterwards."""
+    off = not sys.stderr.isatty() and not datasets.are_progress_bars_disabled()
+    if off:
+        datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if off:
+            datasets.enable_progress_bars()
 
 
 def to_numpy(row: dict[str, Any]) -> dict[str, Any]:
