@@ -135,6 +135,67 @@ def test_fingerprint_levels():
     assert fingerprint_adjacency(B) != fp["graph"]
 
 
+def test_fast_wl_hash_is_networkx_digest():
+    """fingerprint hashes plain dicts with its own WL loop; it must give networkx's digest on
+    labelled digraphs of every shape (self-loops, isolated nodes, repeated labels, a repeated
+    edge keeping its last label), else published fingerprints would silently change."""
+    import warnings
+
+    import networkx as nx
+
+    from causalarena import fingerprint as fpm
+
+    rng = np.random.default_rng(5)
+    alphabet = ["", "0", "1", "2", "ab", "c3"]
+    for _ in range(300):
+        k = int(rng.integers(1, 9))
+        nodes = {f"n{i}": alphabet[int(rng.integers(len(alphabet)))] for i in range(k)}
+        edges: dict = {}
+        for _ in range(int(rng.integers(0, 3 * k))):
+            u, v = (f"n{int(x)}" for x in rng.integers(0, k, 2))
+            edges[(u, v)] = alphabet[int(rng.integers(len(alphabet)))]
+        g = nx.DiGraph()
+        for n, lab in nodes.items():
+            g.add_node(n, l=lab)
+        for (u, v), lab in edges.items():
+            g.add_edge(u, v, l=lab)
+        with warnings.catch_warnings():  # networkx's note on directed hashes
+            warnings.simplefilter("ignore", UserWarning)
+            h = nx.weisfeiler_lehman_graph_hash(
+                g, node_attr="l", edge_attr="l", iterations=4, digest_size=16
+            )
+        assert fpm._wl((nodes, edges)) == f"{k}-{len(edges)}-{h}"
+    with pytest.raises(KeyError):  # an edge to an unlabelled node: networkx's own error
+        fpm._wl(({"a": ""}, {("a", "b"): ""}))
+
+
+def test_fingerprint_level_subsets_and_memo():
+    """``levels`` returns the same digests for the requested levels only; the exact-label memo
+    (used for JSON text) never changes a digest: the text and the dict of an SCM agree, also
+    when a parameter differs from a memoised one below the 9-digit rounding."""
+    from causalarena.generator.lab.episode import draw_episode
+    from causalarena.generator.lab.suites import get_lab_suite
+
+    cfg = get_lab_suite("lab-main").configs[0]
+    sj = draw_episode("t", 3, cfg, 0).spec.to_json()
+    full = fingerprint(sj)
+    assert list(full) == ["graph", "mix", "exact"]
+    for lv in ("exact", "mix", "graph"):
+        assert fingerprint(sj, (lv,)) == {lv: full[lv]}
+        assert fingerprint(sj, (lv,)) == {lv: full[lv]}  # memo warm
+    assert fingerprint(json.loads(sj)) == full
+    with pytest.raises(ValueError, match="unknown fingerprint level"):
+        fingerprint(sj, ("iso",))
+    d = json.loads(sj)
+    v = next(v for v in d["variables"] if v["mechanism"])
+    bias = v["mechanism"]["params"]["bias"]
+    v["mechanism"]["params"]["bias"] = bias * (1 + 1e-12)  # rounds to the same 9 digits
+    assert fingerprint(d) == fingerprint(json.dumps(d)) == full
+    v["mechanism"]["params"]["bias"] = bias * (1 + 1e-6)  # beyond the rounding
+    assert fingerprint(json.dumps(d))["exact"] != full["exact"]
+    assert fingerprint(json.dumps(d))["mix"] == full["mix"]
+
+
 def _release_spec(folder):
     shard = sorted((folder / "data" / "synthetic-obs").glob("*.parquet"))[0]
     return pq.read_table(shard, columns=["spec"]).column("spec")[0].as_py()

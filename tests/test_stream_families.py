@@ -206,8 +206,8 @@ def test_lab_guard_rejects_a_planted_release_episode(lab_release, monkeypatch):
     planted = Episode.from_row(pq.read_table(shard).to_pylist()[0])
     real = episode_mod.draw_episode
 
-    def plant(suite, base_seed, cfg, index):  # the first 5-node episode is a released one
-        ep = real(suite, base_seed, cfg, index)
+    def plant(suite, base_seed, cfg, index, **names):  # the first 5-node episode is released
+        ep = real(suite, base_seed, cfg, index, **names)
         if cfg.name == "main-5nodes" and index == 0:
             return dataclasses.replace(ep, spec=planted.spec)
         return ep

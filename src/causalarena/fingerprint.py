@@ -31,6 +31,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
+from collections.abc import Sequence
+from hashlib import blake2b
 from typing import Any
 
 import networkx as nx
@@ -43,12 +46,23 @@ SCHEME = "wl4-sha256-16/networkx>=3.5"
 
 
 def _round(v: Any) -> Any:
-    if isinstance(v, float):
+    """``v`` with every float rounded to 9 significant digits (in lists and dict values; the
+    result is only serialised with ``sort_keys=True``, so dict order is kept as is)."""
+    t = type(v)
+    if t is float:
+        return float(f"{v:.9g}")
+    if t is dict:
+        return {k: _round(x) for k, x in v.items()}
+    if t is list:
+        return [_round(x) for x in v]
+    if t is str or t is int or v is None or t is bool:
+        return v
+    if isinstance(v, float):  # subclasses (numpy.float64) as floats, like the checks above
         return float(f"{v:.9g}")
     if isinstance(v, list):
         return [_round(x) for x in v]
     if isinstance(v, dict):
-        return {k: _round(x) for k, x in sorted(v.items())}
+        return {k: _round(x) for k, x in v.items()}
     return v
 
 
@@ -70,46 +84,76 @@ def _hidden(d: dict[str, Any]) -> tuple[set[str], Any]:
     return {str(a) for a in hid["affected"]}, _round([hid.get("values"), hid.get("weight")])
 
 
-def _static_graphs(d: dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGraph]:
-    G, M, E = nx.DiGraph(), nx.DiGraph(), nx.DiGraph()
+#: A labelled directed graph: node labels ``{node: label}`` and edge labels ``{(u, v): label}``
+#: (a repeated edge keeps its last label, as :class:`networkx.DiGraph` does).
+Labelled = tuple[dict[Any, str], dict[tuple[Any, Any], str]]
+
+
+#: Exact node labels by ``repr`` of the (JSON-parsed) mechanism block: lab SCMs repeat the same
+#: few blocks (roots, small integer weights), so most labels are looked up, not hashed.
+_EXACT_MEMO: dict[str, str] = {}
+_MEMO_MAX = 1 << 14
+
+
+def _exact_label(whole: dict[str, Any], native: bool) -> str:
+    """``_label(_round(whole))``, memoised when ``whole`` comes from ``json.loads`` (plain
+    dict/list/str/int/float/bool/None, for which ``repr`` is injective; a caller's dict may
+    hold tuples or numpy scalars, so it is always hashed)."""
+    if not native:
+        return _label(_round(whole))
+    key = repr(whole)
+    lab = _EXACT_MEMO.get(key)
+    if lab is None:
+        if len(_EXACT_MEMO) >= _MEMO_MAX:
+            _EXACT_MEMO.clear()
+        lab = _EXACT_MEMO[key] = _label(_round(whole))
+    return lab
+
+
+def _static_labelled(
+    d: dict[str, Any], levels: Sequence[str], native: bool = False
+) -> dict[str, Labelled]:
     affected, hidden = _hidden(d)
+    want = set(levels)
+    nodes: dict[str, dict[Any, str]] = {lv: {} for lv in want}
     for v in d["variables"]:
         n = v["name"]
-        fams = [
-            v.get("kind"),
-            v.get("role"),
-            _fam(v.get("mechanism")),
-            _fam(v.get("root")),
-            _fam(v.get("noise")),
-        ]
-        whole = {k: x for k, x in v.items() if k not in ("name", "parents", "metadata")}
-        if n in affected:  # a hidden disturbance is part of the variable's mechanism
-            fams.append("hidden")
-            whole = {**whole, "_hidden": hidden}
-        G.add_node(n, l="")
-        M.add_node(n, l=_label(fams))
-        E.add_node(n, l=_label(_round(whole)))
+        hid = n in affected  # a hidden disturbance is part of the variable's mechanism
+        if "graph" in want:
+            nodes["graph"][n] = ""
+        if "mix" in want:
+            fams = [
+                v.get("kind"),
+                v.get("role"),
+                _fam(v.get("mechanism")),
+                _fam(v.get("root")),
+                _fam(v.get("noise")),
+            ]
+            nodes["mix"][n] = _label(fams + ["hidden"] if hid else fams)
+        if "exact" in want:
+            whole = {k: x for k, x in v.items() if k not in ("name", "parents", "metadata")}
+            nodes["exact"][n] = _exact_label({**whole, "_hidden": hidden} if hid else whole, native)
+    edges: dict[str, dict[tuple[Any, Any], str]] = {lv: {} for lv in want}
     for v in d["variables"]:
         for pos, p in enumerate(v.get("parents") or []):
-            G.add_edge(p, v["name"], l="")
-            M.add_edge(p, v["name"], l="")
-            E.add_edge(p, v["name"], l=str(pos))
-    return G, M, E
+            for lv in want:
+                edges[lv][(p, v["name"])] = str(pos) if lv == "exact" else ""
+    return {lv: (nodes[lv], edges[lv]) for lv in want}
 
 
-def _temporal_graphs(d: dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGraph]:
+def _temporal_labelled(d: dict[str, Any], levels: Sequence[str]) -> dict[str, Labelled]:
     names = d["names"]
     N = len(names)
     A0, AL = d["A0"], d["A_lag"]
     W0, WL = d.get("W0"), d.get("W_lag")
-    G, M, E = nx.DiGraph(), nx.DiGraph(), nx.DiGraph()
     mech = d.get("mechanisms") or [None] * N
     bias = d.get("bias") or [None] * N
     noise = d.get("noise_scale") or [None] * N
+    nodes: dict[str, dict[Any, str]] = {"graph": {}, "mix": {}, "exact": {}}
     for j in range(N):
-        G.add_node(j, l="")
-        M.add_node(j, l=_label(mech[j]))
-        E.add_node(j, l=_label(_round([mech[j], bias[j], noise[j]])))
+        nodes["graph"][j] = ""
+        nodes["mix"][j] = _label(mech[j])
+        nodes["exact"][j] = _label(_round([mech[j], bias[j], noise[j]]))
     lags: dict[tuple[int, int], list] = {}
     for i in range(N):
         for j in range(N):
@@ -119,11 +163,40 @@ def _temporal_graphs(d: dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGr
                 if Ak[i][j]:
                     w = _round(WL[k][i][j]) if WL else None
                     lags.setdefault((i, j), []).append([k + 1, w])
-    for (i, j), ls in lags.items():
-        G.add_edge(i, j, l=_label([x[0] for x in ls]))
-        M.add_edge(i, j, l=_label([x[0] for x in ls]))
-        E.add_edge(i, j, l=_label(ls))
-    return G, M, E
+    edges: dict[str, dict[tuple[Any, Any], str]] = {"graph": {}, "mix": {}, "exact": {}}
+    for e, ls in lags.items():
+        edges["graph"][e] = edges["mix"][e] = _label([x[0] for x in ls])
+        edges["exact"][e] = _label(ls)
+    return {lv: (nodes[lv], edges[lv]) for lv in levels}
+
+
+def _labelled(spec: str | dict[str, Any], levels: Sequence[str]) -> dict[str, Labelled]:
+    native = isinstance(spec, str)
+    d = json.loads(spec) if native else spec
+    if not isinstance(d, dict):
+        raise ValueError("an SCM spec must be a JSON object")
+    inner = d.get("spec", d.get("scm"))
+    if isinstance(inner, str | dict):
+        # a released row holding its SCM as JSON (lab ``spec``, temporal ``scm``; neither SCM
+        # format has such a field), as the reserved commitments of those families serialise it
+        native = native or isinstance(inner, str)
+        d = json.loads(inner) if isinstance(inner, str) else inner
+        if not isinstance(d, dict):
+            raise ValueError("an SCM spec must be a JSON object")
+    if "variables" in d:
+        return _static_labelled(d, levels, native)
+    if "A0" in d and "A_lag" in d:
+        return _temporal_labelled(d, levels)
+    raise ValueError("not an SCM spec: it has neither 'variables' nor 'A0'/'A_lag'")
+
+
+def _digraph(g: Labelled) -> nx.DiGraph:
+    G = nx.DiGraph()
+    for n, lab in g[0].items():
+        G.add_node(n, l=lab)
+    for (u, v), lab in g[1].items():
+        G.add_edge(u, v, l=lab)
+    return G
 
 
 def graphs(spec: str | dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGraph]:
@@ -135,24 +208,11 @@ def graphs(spec: str | dict[str, Any]) -> tuple[nx.DiGraph, nx.DiGraph, nx.DiGra
         The JSON is neither a static :class:`~causalarena.spec.SCMSpec` (``variables``) nor a
         temporal SCM (``A0``/``A_lag``), nor a row holding one as its ``spec``/``scm`` field.
     """
-    d = json.loads(spec) if isinstance(spec, str) else spec
-    if not isinstance(d, dict):
-        raise ValueError("an SCM spec must be a JSON object")
-    inner = d.get("spec", d.get("scm"))
-    if isinstance(inner, str | dict):
-        # a released row holding its SCM as JSON (lab ``spec``, temporal ``scm``; neither SCM
-        # format has such a field), as the reserved commitments of those families serialise it
-        d = json.loads(inner) if isinstance(inner, str) else inner
-        if not isinstance(d, dict):
-            raise ValueError("an SCM spec must be a JSON object")
-    if "variables" in d:
-        return _static_graphs(d)
-    if "A0" in d and "A_lag" in d:
-        return _temporal_graphs(d)
-    raise ValueError("not an SCM spec: it has neither 'variables' nor 'A0'/'A_lag'")
+    g = _labelled(spec, LEVELS)
+    return _digraph(g["graph"]), _digraph(g["mix"]), _digraph(g["exact"])
 
 
-def _wl(g: nx.DiGraph) -> str:
+def _wl_networkx(g: nx.DiGraph) -> str:
     import warnings
 
     with warnings.catch_warnings():  # the networkx 3.5 note on directed hashes (see SCHEME)
@@ -163,18 +223,59 @@ def _wl(g: nx.DiGraph) -> str:
     return f"{g.number_of_nodes()}-{g.number_of_edges()}-{h}"
 
 
-def fingerprint(spec: str | dict[str, Any]) -> dict[str, str]:
+def _blake(s: str) -> str:
+    return blake2b(s.encode("ascii"), digest_size=16).hexdigest()
+
+
+def _wl(g: Labelled) -> str:
+    """``"<nodes>-<edges>-<hash>"`` of a labelled graph: the digest of
+    :func:`networkx.weisfeiler_lehman_graph_hash` (``node_attr`` and ``edge_attr`` set,
+    :data:`_ITER` iterations, 16-byte blake2b; networkx >= 3.5 directed rule: a node's new
+    label is its label, then its sorted ``edge label + successor label`` strings, then its
+    sorted ``edge label + predecessor label`` strings) computed on plain dicts -- the same
+    digest without building a graph object (a lab SCM's fingerprint is most of a lab stream
+    instance's cost otherwise; ``tests/test_stream.py`` checks it against networkx)."""
+    labels, edges = g
+    nbrs: dict[Any, tuple[list, list]] = {n: ([], []) for n in labels}
+    for (u, v), lab in edges.items():
+        if u not in nbrs or v not in nbrs:
+            return _wl_networkx(_digraph(g))  # networkx's own error for an unlabelled node
+        lab = str(lab)
+        nbrs[u][0].append((v, lab))
+        nbrs[v][1].append((u, lab))
+    cur = {n: str(lab) for n, lab in labels.items()}
+    adj = list(nbrs.items())
+    counts: list[tuple[str, int]] = []
+    for _ in range(_ITER):
+        new = {}
+        for n, (succ, pred) in adj:
+            s = cur[n]
+            if succ:
+                s += "".join(sorted([e + cur[x] for x, e in succ]))
+            if pred:
+                s += "".join(sorted([e + cur[x] for x, e in pred]))
+            new[n] = blake2b(s.encode("ascii"), digest_size=16).hexdigest()
+        cur = new
+        counts.extend(sorted(Counter(new.values()).items()))
+    return f"{len(labels)}-{len(edges)}-{_blake(str(tuple(counts)))}"
+
+
+def fingerprint(spec: str | dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, str]:
     """``{"exact", "mix", "graph"}`` digests of a spec (see the module docstring).
 
-    Each is ``"<nodes>-<edges>-<32 hex>"``.
+    Each is ``"<nodes>-<edges>-<32 hex>"``.  ``levels`` restricts the result to those levels
+    (a stream guarding at ``reject="exact"`` needs the exact digest only).
 
     Raises
     ------
     ValueError
-        Not an SCM spec (see :func:`graphs`).
+        Not an SCM spec (see :func:`graphs`), or an unknown level.
     """
-    G, M, E = graphs(spec)
-    return {"graph": _wl(G), "mix": _wl(M), "exact": _wl(E)}
+    bad = [lv for lv in levels if lv not in LEVELS]
+    if bad:
+        raise ValueError(f"unknown fingerprint level(s) {bad}; choose from {list(LEVELS)}")
+    g = _labelled(spec, levels)
+    return {lv: _wl(g[lv]) for lv in ("graph", "mix", "exact") if lv in g}
 
 
 def fingerprint_adjacency(A: Any) -> str:
@@ -183,11 +284,8 @@ def fingerprint_adjacency(A: Any) -> str:
     import numpy as np
 
     A = np.asarray(A)
-    g = nx.DiGraph()
-    g.add_nodes_from(range(A.shape[0]), l="")
-    for i, j in zip(*np.nonzero(A), strict=True):
-        g.add_edge(int(i), int(j), l="")
-    return _wl(g)
+    edges = {(int(i), int(j)): "" for i, j in zip(*np.nonzero(A), strict=True)}
+    return _wl(({i: "" for i in range(A.shape[0])}, edges))
 
 
 def same_graph(a: str | dict[str, Any], b: str | dict[str, Any]) -> bool:

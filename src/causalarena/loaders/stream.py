@@ -124,6 +124,12 @@ def _rejected(fp: dict[str, str], index: dict[str, set[str]] | None, reject: str
     return any(fp[lv] in index[lv] for lv in strict)
 
 
+def _levels(index: dict[str, set[str]] | None, reject: str) -> tuple[str, ...]:
+    """The fingerprint levels a stream needs: the exact digest (a column) and, with a guard,
+    every level up to ``reject``."""
+    return LEVELS[: LEVELS.index(reject) + 1] if index else ("exact",)
+
+
 def _too_many(skipped: int, family: str, reject: str) -> None:
     if skipped >= MAX_SKIPS:
         raise StreamError(
@@ -140,11 +146,11 @@ def _synthetic_rows(seed: int, shard: int, shards: int, opts: dict, index, rejec
 
     positions = pool(opts.get("d"), opts.get("graph_families"))
     setting = opts.get("setting", "obs")
-    k, skipped = shard, 0
+    k, skipped, levels = shard, 0, _levels(index, reject)
     while True:
         spec, t, attempts = instance(seed, k, positions, setting)
         sj = spec.to_json()
-        fp = fingerprint(sj)
+        fp = fingerprint(sj, levels)
         if _rejected(fp, index, reject):
             skipped += 1
             _too_many(skipped, "synthetic", reject)
@@ -178,11 +184,11 @@ def _temporal_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
 
     suite = get_temporal_suite(opts.get("suite", "dot-generic"))
     ss = np.random.SeedSequence(stream_seed(seed, f"temporal/{suite.name}", 0))
-    k, skipped = shard, 0
+    k, skipped, levels = shard, 0, _levels(index, reject)
     while True:
         ep = generate_suite_episodes(suite, [k], ss=ss)[0]
         row = episode_columns(ep)
-        fp = fingerprint(row["scm"])
+        fp = fingerprint(row["scm"], levels)
         if _rejected(fp, index, reject):
             skipped += 1
             _too_many(skipped, "temporal", reject)
@@ -201,10 +207,10 @@ def _protocol_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
     from causalarena.fingerprint import fingerprint
     from causalarena.generator.protocols import fresh
 
-    k, skipped = shard, 0
+    k, skipped, levels = shard, 0, _levels(index, reject)
     while True:
         spec, attempts = fresh.base_spec(seed, k)
-        fp = fingerprint(spec.to_json())
+        fp = fingerprint(spec.to_json(), levels)
         got = (
             []
             if _rejected(fp, index, reject)
@@ -241,8 +247,6 @@ def _protocol_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
 
 
 def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
-    import dataclasses
-
     from causalarena.fingerprint import fingerprint
     from causalarena.generator.lab.episode import draw_episode
     from causalarena.generator.lab.suites import get_lab_suite
@@ -254,17 +258,17 @@ def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> 
     # main configs' graphs (matched controls, CausaLab section 5.2)
     base = stream_seed(seed, f"lab/{suite.name}", 0)
     name = f"stream-{suite.name}"
-    k, skipped = shard, 0
+    k, skipped, levels = shard, 0, _levels(index, reject)
+    epoch, perm = -1, None
     while True:
         i, c = divmod(k, len(cfgs))  # config order permuted per epoch (no aliasing by shard)
-        c = int(order(seed, f"lab/{suite.name}", i, len(cfgs))[c])
-        ep = draw_episode(f"{name}/{seed}", base, cfgs[c], i)
+        if i != epoch:  # consecutive instances of a shard often share the epoch
+            epoch, perm = i, order(seed, f"lab/{suite.name}", i, len(cfgs))
+        c = int(perm[c])
         eid = f"{name}/{seed}/{k}"
-        ep = dataclasses.replace(
-            ep, episode_id=eid, suite=name, spec=ep.spec.model_copy(update={"scm_id": eid})
-        )
+        ep = draw_episode(f"{name}/{seed}", base, cfgs[c], i, episode_id=eid, suite_label=name)
         row = ep.to_row()
-        fp = fingerprint(row["spec"])
+        fp = fingerprint(row["spec"], levels)
         if _rejected(fp, index, reject):
             skipped += 1
             _too_many(skipped, "lab", reject)

@@ -487,9 +487,23 @@ def record_of(spec: SCMSpec, vals: np.ndarray, rid: str, intervention: dict | No
     return rec
 
 
-def draw_episode(suite: str, base_seed: int, cfg: LabConfig, index: int) -> Episode:
-    """Generate episode ``index`` of config ``cfg`` (a pure function of its arguments)."""
-    eid = f"{suite}/{cfg.name}/{index:03d}"
+def draw_episode(
+    suite: str,
+    base_seed: int,
+    cfg: LabConfig,
+    index: int,
+    *,
+    episode_id: str | None = None,
+    suite_label: str | None = None,
+) -> Episode:
+    """Generate episode ``index`` of config ``cfg`` (a pure function of its arguments).
+
+    ``episode_id`` (also the hidden SCM's ``scm_id``; default ``suite/config/index``) and
+    ``suite_label`` (the episode's ``suite`` field; default ``suite``) only name the episode:
+    its values depend on ``(suite, base_seed, cfg, index)`` alone (fresh streams name their
+    episodes by stream position).
+    """
+    eid = f"{suite}/{cfg.name}/{index:03d}" if episode_id is None else episode_id
     spec = draw_scm(base_seed, cfg, index, scm_id=eid)
     seed = episode_seed(base_seed, suite, cfg.name, index)
     m = compile_model(spec)
@@ -503,7 +517,7 @@ def draw_episode(suite: str, base_seed: int, cfg: LabConfig, index: int) -> Epis
         records += golden_trace(spec, crystals[0], stream(seed, _S_GOLDEN, 0), start=N_PRIOR)
     return Episode(
         episode_id=eid,
-        suite=suite,
+        suite=suite if suite_label is None else suite_label,
         config=cfg.name,
         index=index,
         seed=seed,
