@@ -34,6 +34,13 @@ call, when the peer's API allows it; otherwise the call includes the draw):
 - cdt ``AcyclicGraphGenerator`` mechanisms (``linear``, ``nn``) on the DAG; ``generate()``; no
   intervention API and mechanisms bound to n at construction, so no do-row workload.
 
+Hard floors, measured in the same rounds: ``noise-draw floor`` (only the ``n x d`` standard
+normals from a numpy Generator per SCM, plus the do-values) and ``floor + matmul (LG) / MLP
+sweep`` (that plus ``X = E (I - W)^-1`` with precomputed inverses, per target for the do-rows;
+MLP: the per-node MLP evaluation in one sweep, no bookkeeping).  The table prints, per column,
+the rate the target needs (k x the fastest peer) beside the floor's rate, so whether a target
+is reachable by any numpy sampler can be read off.
+
 Targets (issue 13 §4): causalarena.sample >= 0.8x the numpy reference on linear-Gaussian, and
 against the fastest peer >= 2.5x (linear-Gaussian), >= 3x (MLP), >= 20x (with do-rows).
 """
@@ -335,16 +342,107 @@ def run_cdt(A, W, mech, n_int):
     return one
 
 
+# --------------------------------------------------------------------------------------------
+# hard floors: what any numpy sampler of these workloads must at least do
+# --------------------------------------------------------------------------------------------
+
+
+def _do_rows(n_int: int) -> list[tuple[int, slice]]:
+    """(target, rows) of the do-rows: 20 consecutive rows per target after the obs rows."""
+    per = n_int // len(TARGETS)
+    return [
+        (t, slice(N - n_int + i * per, N - n_int + (i + 1) * per)) for i, t in enumerate(TARGETS)
+    ]
+
+
+def run_floor_noise(A, W, mech, n_int):
+    """Only the randomness: ``n x d`` standard normals from a numpy Generator (plus the
+    ``n_int`` do-values), no mechanism at all."""
+    d = A.shape[0]
+
+    def one(k):
+        rng = np.random.default_rng(k)
+        E = rng.standard_normal((N, d))
+        if n_int:
+            rng.uniform(-1.0, 1.0, n_int)
+        return E
+
+    return one
+
+
+def run_floor_compute(A, W, mech, n_int):
+    """The noise floor plus the unavoidable arithmetic, no bookkeeping.  LG: ``X = E (I - W)^-1``
+    with the inverse precomputed once (and once per target for its do-rows: column ``t`` of
+    ``W`` zeroed, ``E[:, t]`` set to the do-value).  MLP: one sweep in topological order,
+    ``x_j = tanh(X_pa W1 + b1) w2 + E_j`` (hidden 8, weights drawn once), do-values written into
+    the target's rows in the same sweep."""
+    d = A.shape[0]
+    rows = _do_rows(n_int) if n_int else []
+    if mech == "linear":
+        M = np.linalg.inv(np.eye(d) - W)
+        Mt = {}
+        for t, _ in rows:
+            Wt = W.copy()
+            Wt[:, t] = 0.0
+            Mt[t] = np.linalg.inv(np.eye(d) - Wt)
+
+        def one(k):
+            rng = np.random.default_rng(k)
+            E = rng.standard_normal((N, d))
+            X = np.empty((N, d))
+            X[: N - n_int] = E[: N - n_int] @ M
+            if n_int:
+                vals = rng.uniform(-1.0, 1.0, n_int)
+                per = n_int // len(TARGETS)
+                for i, (t, r) in enumerate(rows):
+                    E[r, t] = vals[i * per : (i + 1) * per]
+                    X[r] = E[r] @ Mt[t]
+            return X
+
+        return one
+    prng = np.random.default_rng(3)
+    mlp = {}
+    for j in range(d):
+        pa = np.flatnonzero(A[:, j])
+        if pa.size:
+            mlp[j] = (pa, *_mlp_params(prng, int(pa.size)))
+    by_target = dict(rows)
+
+    def one(k):
+        rng = np.random.default_rng(k)
+        E = rng.standard_normal((d, N))  # one contiguous noise row per node
+        vals = rng.uniform(-1.0, 1.0, n_int) if n_int else None
+        X = np.empty((N, d), order="F")  # contiguous columns
+        per = n_int // len(TARGETS) if n_int else 0
+        for j in range(d):
+            if j in mlp:
+                pa, Wh, c, v = mlp[j]
+                x = np.tanh(X[:, pa] @ Wh + c) @ v + E[j]
+            else:
+                x = E[j]
+            r = by_target.get(j)
+            if r is not None:
+                i = TARGETS.index(j)
+                x[r] = vals[i * per : (i + 1) * per]
+            X[:, j] = x
+        return X
+
+    return one
+
+
 METHODS: dict[str, Callable] = {
     "causalarena.sample": run_causalarena,
     "numpy reference": run_reference,
+    "noise-draw floor": run_floor_noise,
+    "floor + matmul (LG) / MLP sweep": run_floor_compute,
     "gCastle IIDSimulation": run_gcastle,
     "sempler": run_sempler,
     "CausalProfiler": run_causalprofiler,
     "avici simulator": run_avici,
     "cdt AcyclicGraphGenerator": run_cdt,
 }
-PEERS = [m for m in METHODS if m not in ("causalarena.sample", "numpy reference")]
+FLOORS = ["noise-draw floor", "floor + matmul (LG) / MLP sweep"]
+PEERS = [m for m in METHODS if m not in ("causalarena.sample", "numpy reference", *FLOORS)]
 
 
 def _short(exc: BaseException) -> str:
@@ -482,6 +580,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("| causalarena / fastest peer | " + " | ".join(fastest_cells) + " |")
     print("| target vs fastest peer | " + " | ".join(target_cells) + " |")
+    need, floor_cells = [], []
+    for wl in WORKLOADS:
+        peers = [(med[(p, wl)], p) for p in PEERS if (p, wl) in med]
+        fl = med.get((FLOORS[1], wl))
+        if not peers:
+            need.append("n/a")
+            floor_cells.append("n/a")
+            continue
+        req = TARGET_RATIOS[wl] * max(peers)[0]
+        need.append(f"{TARGET_RATIOS[wl]:g} x {max(peers)[0]:.0f} = {req:.0f}")
+        if fl is None:
+            floor_cells.append("n/a")
+        else:
+            verdict = "reachable" if fl >= req else "NOT reachable"
+            floor_cells.append(f"{fl:.0f} = {fl / req:.2f}x of it: {verdict}")
+    print("| rate the target needs (k x fastest peer) | " + " | ".join(need) + " |")
+    print("| floor + compute vs that rate | " + " | ".join(floor_cells) + " |")
     lg_ref = ref[0]
     print(
         f"| target vs numpy reference (LG obs) | >= 0.8x: "
@@ -489,6 +604,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print("(x) = causalarena.sample's rate over that row's, median of per-round ratios.")
+    print(
+        "Floors: 'noise-draw floor' only draws the n x d standard normals (and the do-values); "
+        "'floor + matmul / MLP sweep' adds X = E (I - W)^-1 (LG, inverses precomputed) or the "
+        "per-node MLP evaluation (MLP), no bookkeeping: no numpy sampler of these workloads "
+        "can beat them, so a target rate above them is out of reach."
+    )
     for i, note in enumerate(notes, 1):
         print(f"[{i}] {note}")
     print(f"load average at the end: {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
