@@ -117,3 +117,43 @@ def test_batch_bootstrap_ci_matches_scipy_per_size_and_handles_edges():
     assert out == batch_bootstrap_ci(
         [a, np.full(7, 0.3), b, np.array([1.0]), c], n_resamples=500, seed=4
     )
+
+
+def test_batch_ratio_ci_is_scipys_paired_bca_per_group_and_handles_edges():
+    """Each group's interval is scipy's paired BCa bootstrap of sum(num)/sum(den) over its
+    units with den > 0 (the per-group rule of the win-rate CIs), also inside a batch."""
+    from scipy import stats
+
+    from causalarena.eval.analyses import batch_ratio_ci
+
+    rng = np.random.default_rng(3)
+    den = rng.integers(0, 4, 30).astype(float)  # some units without comparisons
+    num = np.minimum(den, rng.integers(0, 4, 30))
+    den2 = np.maximum(den, 1.0)
+    num2 = np.minimum(den2, rng.integers(0, 3, 30))
+    flat = (np.full(5, 1.0), np.full(5, 2.0))  # ratio 0.5 on every unit
+    den3 = rng.integers(1, 4, 30).astype(float)
+    num3 = np.minimum(den3, rng.integers(0, 4, 30))
+    pairs = [(num, den), flat, (num2, den2), (np.array([1.0]), np.array([2.0])), (num3, den3)]
+    out = batch_ratio_ci(pairs, n_resamples=400, seed=9)
+    assert out[1] == (0.5, 0.5)  # a constant ratio: zero width
+    assert all(np.isnan(v) for v in out[3])  # one unit: no interval
+
+    def ratio(a, b, axis=-1):
+        return a.sum(axis=axis) / b.sum(axis=axis)
+
+    for k in (0, 2, 4):  # 2 and 4 have 30 units each: one stacked call
+        x, y = pairs[k]
+        keep = y > 0
+        ref = stats.bootstrap(
+            (x[keep], y[keep]),
+            ratio,
+            paired=True,
+            n_resamples=400,
+            method="BCa",
+            vectorized=True,
+            random_state=np.random.default_rng([9, int(keep.sum()), 1]),
+        ).confidence_interval
+        assert out[k] == pytest.approx((ref.low, ref.high), rel=1e-12)
+        assert out[k][0] < x.sum() / y.sum() < out[k][1]
+    assert out == batch_ratio_ci(pairs, n_resamples=400, seed=9)  # seeded

@@ -59,6 +59,7 @@ __all__ = [
     "RuntimeFit",
     "SPLIT_LABELS",
     "benchmark_table",
+    "batch_ratio_ci",
     "bootstrap_ci",
     "critical_difference",
     "dataset_name",
@@ -156,8 +157,11 @@ def _is_listlike(value: Any) -> bool:
 def _explode(frame: pd.DataFrame, factor: str) -> pd.DataFrame:
     """One row per (instance, category); list cells are expanded, empty lists dropped."""
     col = frame[factor]
-    if col.map(_is_listlike).any():
-        out = frame.assign(**{factor: col.map(lambda v: list(v) if _is_listlike(v) else [v])})
+    vals = col.to_numpy(dtype=object)  # one pass in C, not a Series.map per cell
+    listy = [_is_listlike(v) for v in vals]
+    if any(listy):
+        cells = [list(v) if t else [v] for v, t in zip(vals, listy, strict=True)]
+        out = frame.assign(**{factor: pd.Series(cells, index=frame.index, dtype=object)})
         out = out.explode(factor, ignore_index=True)
         return out[out[factor].notna()]
     return frame[col.notna()]
@@ -171,6 +175,8 @@ def _stressors(value: Any) -> list[str]:
 
 
 def _sorted_categories(values: Sequence[Any]) -> list[Any]:
+    if isinstance(values, pd.Series | pd.Index):  # distinct values first, in C (a set over
+        values = values.unique().tolist()  # an Arrow-backed column iterates cell by cell)
     try:
         return sorted(set(values))
     except TypeError:
@@ -966,34 +972,81 @@ def bootstrap_ci(
     return (float(res.confidence_interval.low), float(res.confidence_interval.high))
 
 
-def _ratio_ci(
-    num: np.ndarray, den: np.ndarray, confidence: float, n_resamples: int, seed: int
-) -> tuple[float, float]:
-    """Bootstrap CI of ``sum(num) / sum(den)`` resampling units (paired), BCa."""
+def batch_ratio_ci(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> list[tuple[float, float]]:
+    """BCa bootstrap CIs of ``sum(num) / sum(den)`` for many groups, one call per size.
+
+    The batched form of the per-group ratio CI (units with ``den > 0`` kept, resampled in
+    pairs): groups with the same number of kept units are stacked into ``(groups, n)``
+    arrays and bootstrapped together along the last axis (``paired=True``,
+    ``vectorized=True``, resamples in batches of at most :data:`BATCH_VALUES` values), so the
+    groups of a size share the resample indices, as in :func:`batch_bootstrap_ci`.  The
+    intervals are a pure function of the groups and ``seed``.
+
+    Parameters
+    ----------
+    pairs : sequence of (ndarray, ndarray)
+        ``(num, den)`` per group, one entry per unit.
+    confidence, n_resamples, seed
+        As :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    list of (float, float)
+        One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two kept
+        units, ``(r, r)`` when every kept unit has the same ratio ``r``.
+    """
     from scipy import stats
 
-    keep = den > 0
-    num, den = num[keep], den[keep]
-    if num.size < 2:
-        return (np.nan, np.nan)
-    unit = num / den
-    if np.all(unit == unit[0]):
-        return (float(unit[0]), float(unit[0]))
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    out: list[tuple[float, float]] = [(np.nan, np.nan)] * len(pairs)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    by_size: dict[int, list[int]] = {}
+    for k, (num, den) in enumerate(pairs):
+        num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+        keep = den > 0
+        num, den = num[keep], den[keep]
+        kept.append((num, den))
+        if num.size < 2:
+            continue
+        unit = num / den
+        if np.all(unit == unit[0]):
+            out[k] = (float(unit[0]), float(unit[0]))
+            continue
+        by_size.setdefault(int(num.size), []).append(k)
 
     def ratio(a, b, axis=-1):
         return a.sum(axis=axis) / b.sum(axis=axis)
 
-    res = stats.bootstrap(
-        (num, den),
-        ratio,
-        paired=True,
-        confidence_level=confidence,
-        n_resamples=n_resamples,
-        method="BCa",
-        vectorized=True,
-        random_state=np.random.default_rng(seed),
-    )
-    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+    for n, ks in sorted(by_size.items()):
+        nums = np.stack([kept[k][0] for k in ks])
+        dens = np.stack([kept[k][1] for k in ks])
+        batch = max(1, min(n_resamples, BATCH_VALUES // (2 * len(ks) * n)))
+        res = stats.bootstrap(
+            (nums, dens),
+            ratio,
+            paired=True,
+            confidence_level=confidence,
+            n_resamples=n_resamples,
+            batch=batch,
+            method="BCa",
+            vectorized=True,
+            axis=-1,
+            random_state=np.random.default_rng([seed, n, 1]),
+        )
+        lo = np.atleast_1d(res.confidence_interval.low)
+        hi = np.atleast_1d(res.confidence_interval.high)
+        for j, k in enumerate(ks):
+            out[k] = (float(lo[j]), float(hi[j]))
+    return out
 
 
 def mean_ci_table(
@@ -1390,26 +1443,27 @@ def pooled_win_rates(
     if "family" in inst.columns:
         groups += [(str(f), inst[inst["family"] == f]) for f in _sorted_categories(inst["family"])]
     groups.append(("all", inst))
-    rows = []
+    rows, pairs = [], []
     for fam, sub in groups:
         W, C, _ = _win_arrays(sub, metrics, methods)
         wu, cu = W.sum(axis=2), C.sum(axis=2)  # (units, methods)
         for i, m in enumerate(methods):
             num, den = wu[:, i], cu[:, i]
             total = den.sum()
-            rate = num.sum() / total if total > 0 else np.nan
-            lo, hi = _ratio_ci(num, den, confidence, n_resamples, seed)
+            pairs.append((num, den))
             rows.append(
                 {
                     "method": m,
                     "family": fam,
-                    "win_rate": rate,
-                    "ci_low": lo,
-                    "ci_high": hi,
+                    "win_rate": num.sum() / total if total > 0 else np.nan,
                     "n_units": int((den > 0).sum()),
                     "n_comparisons": int(total),
                 }
             )
+    # every (family, method) CI in one bootstrap call per unit count
+    cis = batch_ratio_ci(pairs, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    for r, (lo, hi) in zip(rows, cis, strict=True):
+        r["ci_low"], r["ci_high"] = lo, hi
     out = pd.DataFrame(rows, columns=cols)
     fams = out[out["family"] != "all"]
     if not fams.empty:
