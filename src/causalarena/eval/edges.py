@@ -155,8 +155,11 @@ def edge_counts(release: str | os.PathLike, pred_dir: str | os.PathLike) -> pd.D
         if not truth:
             continue
         for f in files:
-            table = pq.read_table(f, columns=["instance_id", "method", "status", "graph_type"])
-            adjacency = _adjacencies(pq.read_table(f, columns=["adjacency"]).column(0))
+            table = pq.read_table(
+                f, columns=["instance_id", "method", "status", "graph_type", "adjacency"]
+            )
+            adjacency = _adjacencies(table.column("adjacency"))
+            table = table.drop_columns(["adjacency"])
             for p, A in zip(table.to_pylist(), adjacency, strict=True):
                 t = truth.get(p["instance_id"])
                 if t is None or p["status"] != "ok" or A is None:
