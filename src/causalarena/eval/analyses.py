@@ -1001,8 +1001,6 @@ def batch_ratio_ci(
         One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two kept
         units, ``(r, r)`` when every kept unit has the same ratio ``r``.
     """
-    from scipy import stats
-
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if n_resamples < 1:
@@ -1030,23 +1028,33 @@ def batch_ratio_ci(
         nums = np.stack([kept[k][0] for k in ks])
         dens = np.stack([kept[k][1] for k in ks])
         batch = max(1, min(n_resamples, BATCH_VALUES // (2 * len(ks) * n)))
-        res = stats.bootstrap(
-            (nums, dens),
-            ratio,
-            paired=True,
-            confidence_level=confidence,
-            n_resamples=n_resamples,
-            batch=batch,
-            method="BCa",
-            vectorized=True,
-            axis=-1,
-            random_state=np.random.default_rng([seed, n, 1]),
-        )
-        lo = np.atleast_1d(res.confidence_interval.low)
-        hi = np.atleast_1d(res.confidence_interval.high)
-        for j, k in enumerate(ks):
-            out[k] = (float(lo[j]), float(hi[j]))
+        rng = np.random.default_rng([seed, n, 1])
+        cis = _bca_rows(ks, (nums, dens), ratio, True, confidence, n_resamples, batch, rng)
+        for k, ci in cis.items():
+            out[k] = ci
     return out
+
+
+def _bca_rows(keys, data, statistic, paired, confidence, n_resamples, batch, rng) -> dict:
+    """``{key: (low, high)}``: one vectorised BCa ``scipy.stats.bootstrap`` over the rows of
+    ``data`` (arrays of shape (len(keys), n); row j belongs to ``keys[j]``)."""
+    from scipy import stats
+
+    res = stats.bootstrap(
+        data,
+        statistic,
+        paired=paired,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        batch=batch,
+        method="BCa",
+        vectorized=True,
+        axis=-1,
+        random_state=rng,
+    )
+    lo = np.atleast_1d(res.confidence_interval.low)
+    hi = np.atleast_1d(res.confidence_interval.high)
+    return {k: (float(lo[j]), float(hi[j])) for j, k in enumerate(keys)}
 
 
 def mean_ci_table(
@@ -1136,8 +1144,6 @@ def batch_bootstrap_ci(
         One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two values,
         ``(v, v)`` for a constant group.
     """
-    from scipy import stats
-
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if n_resamples < 1:
@@ -1155,21 +1161,10 @@ def batch_bootstrap_ci(
     for n, ks in sorted(by_size.items()):
         data = np.stack([np.asarray(groups[k], dtype=float) for k in ks])
         batch = max(1, min(n_resamples, BATCH_VALUES // (len(ks) * n)))
-        res = stats.bootstrap(
-            (data,),
-            np.mean,
-            confidence_level=confidence,
-            n_resamples=n_resamples,
-            batch=batch,
-            method="BCa",
-            vectorized=True,
-            axis=-1,
-            random_state=np.random.default_rng([seed, n]),
-        )
-        lo = np.atleast_1d(res.confidence_interval.low)
-        hi = np.atleast_1d(res.confidence_interval.high)
-        for j, k in enumerate(ks):
-            out[k] = (float(lo[j]), float(hi[j]))
+        rng = np.random.default_rng([seed, n])
+        cis = _bca_rows(ks, (data,), np.mean, False, confidence, n_resamples, batch, rng)
+        for k, ci in cis.items():
+            out[k] = ci
     return out
 
 
