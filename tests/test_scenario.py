@@ -431,3 +431,45 @@ def test_rare_invalid_noise_means_fail_in_the_stress_sample():
     rep = check_scenario(parse_scenario(d))
     msgs = [f.message for f in rep.blocking if f.rule == "non_finite"]
     assert msgs and "stress sample" in msgs[0]
+
+
+def test_a_copy_of_a_count_variable_is_an_alias(wildfire):
+    d = copy.deepcopy(wildfire)
+    src = next(v for v in d["variables"] if v["scale"] == "count" and "mechanism" in v)
+    copy_var = {
+        "name": f"{src['name']}_copy",
+        "meaning": "The same count, read from a second register.",
+        "unit": src["unit"],
+        "scale": "count",
+        "range": [src["range"][0], 2 * src["range"][1]],
+        "story": "A duplicate register.",
+        "observation": "Second register.",
+        "intervenable": False,
+        "parents": {src["name"]: "The register copies the count."},
+        "mechanism": {"op": "linear", "terms": {src["name"]: 2}},
+    }
+    d["variables"].append(copy_var)
+    rep = check_scenario(parse_scenario(d))
+    msgs = [f.message for f in rep.blocking if f.rule == "near_copy"]
+    assert any(f"|corr| with {src['name']!r} is 1.000 (>= 0.99)" in m for m in msgs), msgs
+
+
+@pytest.mark.parametrize(
+    ("author", "reviewer", "same"),
+    [
+        ("causalarena scenario author frm-b", "frm-b (independent)", True),
+        ("causalarena scenario author frm-b", "FRM-B", True),
+        ("Jane Doe", "jane doe (independent)", True),
+        ("causalarena scenario author frm-b", "rv-2 (independent, session 4)", False),
+        ("causalarena scenario author1", "reviewer-1 (independent)", False),
+    ],
+)
+def test_self_review_matches_the_author_by_name_not_only_exactly(author, reviewer, same):
+    from causalarena.generator.scenario.gate import is_self_review
+
+    assert is_self_review(author, reviewer) is same
+
+
+@pytest.mark.parametrize("text", ["V * 10**400", "2**2**2**2**2**2 * V", "V * (0**-1)"])
+def test_huge_integer_powers_evaluate_to_inf_not_overflow_error(text):
+    assert ex.evaluate(ex.parse(text), {"V": 1.0}) == np.inf

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import math
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -189,7 +190,7 @@ def evaluate(tree: Tree, env: dict[str, Any]) -> Any:
     """
     kind = tree[0]
     if kind == "num":
-        return tree[1]
+        return _no_huge_int(tree[1])
     if kind == "sym":
         if tree[1] in env:
             return env[tree[1]]
@@ -203,14 +204,37 @@ def evaluate(tree: Tree, env: dict[str, Any]) -> Any:
         return fn(*(evaluate(a, env) for a in tree[2]))
     a, b = evaluate(tree[1], env), evaluate(tree[2], env)
     if kind == "add":
-        return a + b
+        return _no_huge_int(a + b)
     if kind == "sub":
-        return a - b
+        return _no_huge_int(a - b)
     if kind == "mul":
-        return a * b
+        return _no_huge_int(a * b)
     if kind == "div":
         return a / b
-    return a**b
+    if _is_int(a) and _is_int(b):  # 10**400, 2**2**2**2**2**2: float arithmetic, never bignums
+        a, b = float(a), float(b)
+    try:
+        return a**b
+    except OverflowError:  # Python floats raise where numpy gives inf; the gate reports inf
+        return math.inf
+    except ZeroDivisionError:
+        return math.inf
+
+
+#: Largest integer that converts to a finite float.
+_MAX_FLOAT_INT = int(sys.float_info.max)
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _no_huge_int(x: Any) -> Any:
+    """A Python int beyond float range as +-inf (a literal or integer product so large that
+    converting it to float would raise OverflowError); anything else unchanged."""
+    if _is_int(x) and abs(x) > _MAX_FLOAT_INT:
+        return math.copysign(math.inf, x)
+    return x
 
 
 _PREC = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4}

@@ -81,6 +81,8 @@ N_OBS, N_MIX_OBS, N_MIX_INT = 1000, 800, 200
 N_STRESS = 20000
 BOUNDARY_MAX = 0.10
 NEAR_COPY = 0.90
+#: |corr| at which two count, binary or ordinal columns are aliases.
+ALIAS = 0.99
 DOMINANT = 0.90
 SIGMOID_MAX = 0.25
 MIN_FAMILIES = 3
@@ -361,12 +363,24 @@ def _static(sc: sch.Scenario, rep: Report, add) -> bool:
         )
     if sc.review is None:
         add(None, "unreviewed", "no independent review scores yet", blocking=False)
-    elif sc.review.reviewer.strip().lower() == sc.author.strip().lower():
+    elif is_self_review(sc.author, sc.review.reviewer):
         add(None, "self_review", f"reviewer {sc.review.reviewer!r} is the author")
     rep.graph = g
     rep.roles = _role_signature(sc, g)
     rep.stats = _stats(sc, g)
     return not fatal
+
+
+def is_self_review(author: str, reviewer: str) -> bool:
+    """Whether ``reviewer`` names the author: the reviewer's name (the text before any
+    parenthesis) equals the author string, or equals one of its words, or contains the
+    author's last word ("causalarena scenario author frm-b" vs "frm-b (independent)")."""
+    name = reviewer.split("(", 1)[0].strip().lower()
+    who = author.strip().lower()
+    if not name or not who:
+        return False
+    words = who.split()
+    return name == who or name in words or (len(words[-1]) > 2 and words[-1] in name.split())
 
 
 def _check_resampler(var: sch.Variable, r: sch.Resampler, add) -> None:
@@ -673,28 +687,31 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
 
 
 def _near_copies(sc: sch.Scenario, X: np.ndarray, add) -> None:
-    """Pearson |corr| >= 0.90 between continuous columns (paper A.3 stage 5)."""
-    cont = [j for j, v in enumerate(sc.variables) if v.scale == "continuous"]
-    if len(cont) < 2:
+    """Pearson |corr| >= 0.90 between continuous columns (paper A.3 stage 5), and
+    |corr| >= 0.99 between two count, two binary or two ordinal columns (an exact or
+    near-exact alias, which the continuous rule does not see).  A categorical parent's
+    property lookup (material -> density) is a mechanism, not a pair of the same scale."""
+    if len(sc.variables) < 2:
         return
-    Z = X[:, cont]
-    ok = Z.std(axis=0) > 0
+    ok = X.std(axis=0) > 0
     with np.errstate(all="ignore"):
-        C = np.abs(np.corrcoef(Z, rowvar=False))
-    for a in range(len(cont)):
-        for b in range(a + 1, len(cont)):
-            if not (ok[a] and ok[b]):
+        C = np.abs(np.corrcoef(X, rowvar=False))
+    scale = [v.scale for v in sc.variables]
+    for a in range(len(sc.variables)):
+        for b in range(a + 1, len(sc.variables)):
+            if not (ok[a] and ok[b]) or scale[a] != scale[b]:
                 continue
             r = C[a, b]
-            if r >= NEAR_COPY:
-                va, vb = sc.variables[cont[a]], sc.variables[cont[b]]
+            limit = NEAR_COPY if scale[a] == "continuous" else ALIAS
+            if r >= limit:
+                va, vb = sc.variables[a], sc.variables[b]
                 if vb.name in va.justify.near_copy or va.name in vb.justify.near_copy:
                     continue
                 add(
                     vb.name,
                     "near_copy",
-                    f"|corr| with {va.name!r} is {r:.3f} (>= 0.90); add noise, drop the alias, "
-                    "or justify it under justify.near_copy",
+                    f"|corr| with {va.name!r} is {r:.3f} (>= {limit:.2f}); add noise, drop the "
+                    "alias, or justify it under justify.near_copy",
                 )
 
 
