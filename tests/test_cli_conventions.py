@@ -398,6 +398,16 @@ def test_report_json_and_bad_run_record(mini_release, tmp_path, capsys):
     scores = pd.read_parquet(out / "scores.parquet")
     assert row["method"] == "random-regress"
     assert row["f1"] == pytest.approx(scores["f1"].mean())  # every d <= 10 instance, ranked
+    # --out inside the predictions folder, or an existing file: a usage error, nothing written
+    (tmp_path / "afile").write_text("x")
+    for bad, needle in (
+        (pred / "synthetic-obs", "is inside the predictions folder"),
+        (tmp_path / "afile", "is an existing file"),
+    ):
+        assert cli.main(["report", str(pred), "--out", str(bad), "--no-ood", "-q"]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {bad}" in err and needle in err and "Traceback" not in err
+    assert not (pred / "synthetic-obs" / "scores.parquet").exists()
     # a run record that is not one: one line naming the file and the field, exit 2
     for text, needle in (
         ("[" * 5000 + "]" * 5000, "run.json: not a run record"),
