@@ -35,7 +35,9 @@ def _plain(code: str, folder: Path) -> dict:
     script += textwrap.dedent(
         """
         out["causalarena_imported"] = any(m.split(".")[0] == "causalarena" for m in sys.modules)
-        print(json.dumps(out))
+        print(json.dumps(out), flush=True)
+        import os
+        os._exit(0)  # skip interpreter teardown: datasets' streaming threads can abort it
         """
     )
     r = subprocess.run(
