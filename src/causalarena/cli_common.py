@@ -229,14 +229,22 @@ def setup_from_args(args: argparse.Namespace) -> None:
         os.environ[PROGRESS_ENV] = "1"
 
 
-def refuse_out_inside(out: str | None, releases: Iterable[str], option: str = "--out") -> None:
-    """Refuse an output path inside (or equal to) a release folder: a release is never written
-    to (it would no longer match its manifest).
+def refuse_out_inside(
+    out: str | None,
+    releases: Iterable[str],
+    option: str = "--out",
+    *,
+    kind: str = "release folder",
+    why: str = "a release is never written to",
+) -> None:
+    """Refuse an output path inside (or equal to) one of ``releases``: by default release
+    folders, which are never written to (they would no longer match their manifest);
+    ``kind``/``why`` name other folders an output must stay out of (e.g. predictions folders).
 
     Raises
     ------
     UsageError
-        Naming the option, the value and the release.
+        Naming the option, the value and the folder.
     """
     if not out:
         return
@@ -247,8 +255,5 @@ def refuse_out_inside(out: str | None, releases: Iterable[str], option: str = "-
         rel = Path(r).resolve()
         if dst == rel or rel in dst.parents:
             raise UsageError(
-                option,
-                out,
-                f"is inside the release folder {r}; a release is never written to -- choose a "
-                "folder outside it",
+                option, out, f"is inside the {kind} {r}; {why} -- choose a folder outside it"
             )

@@ -152,31 +152,6 @@ def json_key(v) -> str | None:
     return str(v)
 
 
-def _refuse_out_in_predictions(out: str, dirs: list[str]) -> None:
-    """Refuse ``--out`` inside (or equal to) a predictions folder, or an existing file: the
-    report's ``scores.parquet`` there would be read as predictions by the next report.
-
-    Raises
-    ------
-    UsageError
-        Naming ``--out``, its value and the predictions folder.
-    """
-    from causalarena.cli_common import UsageError
-
-    dst = Path(out).resolve()
-    if dst.exists() and not dst.is_dir():
-        raise UsageError("--out", out, "is an existing file; give a folder")
-    for d in dirs:
-        p = Path(d).resolve()
-        if dst == p or p in dst.parents:
-            raise UsageError(
-                "--out",
-                out,
-                f"is inside the predictions folder {d}; the report would be read as "
-                "predictions next time -- choose a folder outside it",
-            )
-
-
 def run_report(args: argparse.Namespace) -> int:
     """``causalarena report``: score, OOD with the audited priors, edges, T(k), write pages."""
     import pandas as pd
@@ -211,7 +186,17 @@ def run_report(args: argparse.Namespace) -> int:
     from causalarena.cli_common import refuse_out_inside
 
     refuse_out_inside(args.out, releases)
-    _refuse_out_in_predictions(args.out, dirs)
+    # a report inside a predictions folder would be read as predictions by the next report
+    refuse_out_inside(
+        args.out,
+        dirs,
+        kind="predictions folder",
+        why="the report would be read as predictions next time",
+    )
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        from causalarena.cli_common import UsageError
+
+        raise UsageError("--out", args.out, "is an existing file; give a folder")
     reps = getattr(args, "replicates", None)
     if reps is not None:
         try:

@@ -49,20 +49,14 @@ def _round(v: Any) -> Any:
     """``v`` with every float rounded to 9 significant digits (in lists and dict values; the
     result is only serialised with ``sort_keys=True``, so dict order is kept as is)."""
     t = type(v)
-    if t is float:
-        return float(f"{v:.9g}")
-    if t is dict:
-        return {k: _round(x) for k, x in v.items()}
-    if t is list:
-        return [_round(x) for x in v]
-    if t is str or t is int or v is None or t is bool:
+    if t is str or t is int or t is bool or v is None:  # the common leaves, without isinstance
         return v
-    if isinstance(v, float):  # subclasses (numpy.float64) as floats, like the checks above
+    if isinstance(v, float):  # also subclasses (numpy.float64)
         return float(f"{v:.9g}")
-    if isinstance(v, list):
-        return [_round(x) for x in v]
     if isinstance(v, dict):
         return {k: _round(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_round(x) for x in v]
     return v
 
 

@@ -497,7 +497,7 @@ def _read_card(path: Path) -> dict[str, Any]:
 
     try:
         card = safejson.loads(path.read_bytes())
-    except (safejson.JSONDepthError, ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # invalid or undecodable text, or too deep (JSONDepthError)
         raise ValueError(f"{path}: not a readable model card ({exc})") from None
     if not isinstance(card, dict):
         raise ValueError(f"{path}: the model card must be a JSON object")

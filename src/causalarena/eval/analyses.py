@@ -913,6 +913,14 @@ def leaderboard(
 # ----------------------------------------------------------------------------------------------
 
 
+def _check_ci_args(confidence: float, n_resamples: int) -> None:
+    """Raise ValueError unless ``0 < confidence < 1`` and ``n_resamples >= 1``."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+
+
 def bootstrap_ci(
     values: Sequence[float],
     *,
@@ -950,10 +958,7 @@ def bootstrap_ci(
     """
     from scipy import stats
 
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    _check_ci_args(confidence, n_resamples)
     x = np.asarray(values, dtype=float).ravel()
     x = x[np.isfinite(x)]
     if x.size < 2:
@@ -1001,10 +1006,7 @@ def batch_ratio_ci(
         One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two kept
         units, ``(r, r)`` when every kept unit has the same ratio ``r``.
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    _check_ci_args(confidence, n_resamples)
     out: list[tuple[float, float]] = [(np.nan, np.nan)] * len(pairs)
     kept: list[tuple[np.ndarray, np.ndarray]] = []
     by_size: dict[int, list[int]] = {}
@@ -1144,10 +1146,7 @@ def batch_bootstrap_ci(
         One ``(low, high)`` per group, in order; ``(nan, nan)`` for fewer than two values,
         ``(v, v)`` for a constant group.
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    _check_ci_args(confidence, n_resamples)
     out: list[tuple[float, float]] = [(np.nan, np.nan)] * len(groups)
     by_size: dict[int, list[int]] = {}
     for k, g in enumerate(groups):
