@@ -112,6 +112,35 @@ def test_bad_options_are_clear_errors():
         stream("synthetic", exclude=["/nonexistent"])
 
 
+def test_shard_bound_and_single_exclude_path(mini_release):
+    from pathlib import Path
+
+    from causalarena.loaders.stream import MAX_SHARDS, exclude_folders
+
+    with pytest.raises(StreamError) as exc:  # was a MemoryError with an empty message
+        stream("synthetic", d=10, shards=10**12)
+    assert str(exc.value) == (
+        "shards must be at most 65,536 (MAX_SHARDS), got 1,000,000,000,000; one shard per "
+        "rank x DataLoader worker is enough"
+    )
+    assert MAX_SHARDS == 65536
+    stream("synthetic", d=10, shards=MAX_SHARDS)  # the bound itself is accepted
+    # one path is one folder, not a sequence of characters ("/" used to be the folder checked)
+    for one in ("/nonexistent/rel", Path("/nonexistent/rel")):
+        with pytest.raises(StreamError) as exc:
+            stream("synthetic", d=10, exclude=one)
+        assert (
+            str(exc.value) == "exclude: /nonexistent/rel is not a release folder (no manifest.json)"
+        )
+    assert exclude_folders(str(mini_release)) == (str(mini_release),)
+    assert exclude_folders(mini_release) == (str(mini_release),)
+    assert exclude_folders([mini_release, "b"]) == (str(mini_release), "b")
+    stream("synthetic", d=10, exclude=str(mini_release))
+    for bad, msg in ((7, "got int"), ({"a": 1}, "got dict"), ([3], "exclude: 3 is not a path")):
+        with pytest.raises(StreamError, match=msg):
+            stream("synthetic", d=10, exclude=bad)
+
+
 def test_fingerprint_levels():
     from causalarena.generator.synthetic.draw import draw_spec
 

@@ -48,6 +48,9 @@ FAMILIES = ("synthetic", "temporal", "protocols", "lab")
 LEVELS = ("exact", "mix", "graph")
 #: Consecutive guard rejections after which a stream gives up (see the module docstring).
 MAX_SKIPS = 1000
+#: Largest shard count :func:`stream` accepts (``datasets`` holds one entry per shard, and
+#: 65,536 covers e.g. 8,192 ranks x 8 DataLoader workers).
+MAX_SHARDS = 2**16
 
 
 class StreamError(CausalArenaError):
@@ -451,18 +454,51 @@ def features(family: str, opts: dict[str, Any]):
     return _lab_features()
 
 
-def check_stream_args(seed: Any, shards: Any, exclude: Sequence, reject: str) -> None:
-    """Raise :class:`StreamError` for a bad seed, shard count, level or exclusion folder."""
+def exclude_folders(exclude: Any) -> tuple[str, ...]:
+    """The release folders of an ``exclude`` argument: one path (str or PathLike) or a sequence.
+
+    Raises
+    ------
+    StreamError
+        ``exclude`` is neither a path nor a sequence of paths (the message names the value).
+    """
+    if isinstance(exclude, (str, os.PathLike)):
+        exclude = (exclude,)
+    elif isinstance(exclude, (bytes, dict)) or not isinstance(exclude, (Sequence, set, frozenset)):
+        raise StreamError(
+            f"exclude must be a release folder or a sequence of them, got {type(exclude).__name__}"
+        )
+    out = []
+    for f in exclude:
+        if not isinstance(f, (str, os.PathLike)):
+            raise StreamError(f"exclude: {f} is not a path (a {type(f).__name__})")
+        out.append(os.fspath(f))
+    return tuple(out)
+
+
+def check_stream_args(seed: Any, shards: Any, exclude: Any, reject: str) -> tuple[str, ...]:
+    """Raise :class:`StreamError` for a bad seed, shard count, level or exclusion folder.
+
+    Returns the exclusion folders as a tuple of paths (:func:`exclude_folders`); ``shards``
+    must be an int in ``1 ..`` :data:`MAX_SHARDS`.
+    """
     if reject not in LEVELS:
-        raise StreamError(f"reject must be one of {list(LEVELS)}, got {reject!r}")
+        raise StreamError(f"reject must be one of {', '.join(LEVELS)}, got {reject!r}")
     if not isinstance(shards, int) or isinstance(shards, bool) or shards < 1:
         raise StreamError(f"shards must be a positive int, got {shards!r}")
+    if shards > MAX_SHARDS:
+        raise StreamError(
+            f"shards must be at most {MAX_SHARDS:,} (MAX_SHARDS), got {shards:,}; one shard per "
+            "rank x DataLoader worker is enough"
+        )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise StreamError(f"seed must be a non-negative int, got {seed!r}")
     _check_release_seeds()
-    for f in exclude:
+    folders = exclude_folders(exclude)
+    for f in folders:
         if not (Path(f) / "manifest.json").is_file():
             raise StreamError(f"exclude: {f} is not a release folder (no manifest.json)")
+    return folders
 
 
 def stream(
@@ -488,9 +524,11 @@ def stream(
     seed : int
         Stream seed (any non-negative int; the same seed gives the same stream).
     shards : int, default=64
-        Number of interleaved shards; choose a multiple of ``world_size * num_workers``.
-    exclude : sequence of release folders
-        Reject instances whose fingerprint matches one of theirs (public and reserved).
+        Number of interleaved shards, at most :data:`MAX_SHARDS` (65,536); choose a multiple
+        of ``world_size * num_workers``.
+    exclude : release folder or sequence of release folders
+        Reject instances whose fingerprint matches one of theirs (public and reserved); one
+        ``str`` or ``os.PathLike`` is one folder.
     reject : {"exact", "mix", "graph"}, default="exact"
         Strictest level that rejects: ``"graph"`` also rejects isomorphic graphs,
         ``"mix"`` the same graph with the same mechanism/noise family assignment.
@@ -528,8 +566,9 @@ def stream(
     Raises
     ------
     StreamError
-        Unknown family or option value (the message lists the valid ones); while iterating,
-        :data:`MAX_SKIPS` consecutive guard rejections.
+        Unknown family or option value (the message lists the valid ones), ``shards`` outside
+        ``1 ..`` :data:`MAX_SHARDS`, an ``exclude`` folder without ``manifest.json``; while
+        iterating, :data:`MAX_SKIPS` consecutive guard rejections.
     """
     import datasets as hf
 
@@ -543,7 +582,7 @@ def stream(
         sizes=sizes,
         config=config,
     )
-    check_stream_args(seed, shards, exclude, reject)
+    exclude = check_stream_args(seed, shards, exclude, reject)
     return hf.IterableDataset.from_generator(
         _gen,
         features=features(family, opts),

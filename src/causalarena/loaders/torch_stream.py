@@ -158,9 +158,9 @@ class TorchStream(IterableDataset):
         for name, v in (("n_max", n_max), ("max_lag", max_lag)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise StreamError(f"{name} must be a positive int, got {v!r}")
-        check_stream_args(seed, 1, exclude, reject)
+        folders = check_stream_args(seed, 1, exclude, reject)
         self.family, self.seed, self.batch_size = family, seed, batch_size
-        self.exclude = tuple(str(os.fspath(f)) for f in exclude)
+        self.exclude = folders
         self.reject, self.rank, self.world_size = reject, rank, world_size
         self.n_max, self.max_lag = n_max, max_lag
 
