@@ -65,7 +65,11 @@ def _run(args: argparse.Namespace) -> int:
         from causalarena.generator.scenario.schema import load_scenario
         from causalarena.generator.scenario.stats import format_stats, pool_stats
 
-        scs = [load_scenario(f) for f in _files(args.files)]
+        files, refused = _files(args.files)
+        if refused:
+            f, why = refused[0]
+            raise ValueError(f"{f} {why}")
+        scs = [load_scenario(f) for f in files]
         stats = pool_stats(scs)
         print(json.dumps(stats, indent=2) if args.json else format_stats(stats))
         return 0
@@ -82,17 +86,26 @@ def _run(args: argparse.Namespace) -> int:
         tmp.replace(out)
         print(f"wrote {out}; fill in the TODOs, then: causalarena scenario check {out}")
         return 0
-    from causalarena.generator.scenario.gate import check_file, check_pool, format_report
+    from causalarena.generator.scenario.gate import (
+        check_file,
+        check_pool,
+        format_report,
+        refused_file,
+    )
+    from causalarena.ui import progress
 
-    files = _files(args.files)
-    reports, scenarios = [], []
-    for i, f in enumerate(files):
-        if not args.quiet:
-            print(f"[{i + 1}/{len(files)}] {f}", file=sys.stderr)
-        rep, sc = check_file(f)
-        reports.append(rep)
-        if sc is not None and rep.graph is not None:
-            scenarios.append(sc)
+    files, refused = _files(args.files)
+    reports = [refused_file(f, why) for f, why in refused]
+    scenarios = []
+    with progress(args.quiet) as bar:  # stderr, and only on a terminal (or --progress)
+        task = bar.add_task("scenario check", total=len(files))
+        for f in files:
+            bar.update(task, description=f"checking {f.name}")
+            rep, sc = check_file(f)
+            reports.append(rep)
+            if sc is not None and rep.graph is not None:
+                scenarios.append(sc)
+            bar.advance(task)
     pool = check_pool(reports, scenarios)
     if args.json:
         print(
@@ -110,23 +123,15 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if blocked else 0
 
 
-def _files(paths: list[str]) -> list[Path]:
-    """YAML files named or found in folders (default: the shipped pool).
+def _files(paths: list[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """YAML files named or found in folders (default: the shipped pool), and the refused
+    links out of a folder (see :func:`~causalarena.generator.scenario.pool.find_scenario_files`).
 
     Raises
     ------
     ValueError
         A path that does not exist.
     """
-    from causalarena.generator.scenario.pool import scenario_files
+    from causalarena.generator.scenario.pool import find_scenario_files, scenario_files
 
-    files: list[Path] = []
-    for p in paths or [str(f) for f in scenario_files()]:
-        p = Path(p)
-        if p.is_dir():
-            files += sorted(p.rglob("*.yaml"))
-        elif p.exists():
-            files.append(p)
-        else:
-            raise ValueError(f"{p}: no such file or folder")
-    return files
+    return find_scenario_files(list(paths) or [str(f) for f in scenario_files()])

@@ -36,6 +36,7 @@ from causalarena.generator.scenario.compile import (
 
 #: Rule name -> what it checks (paper A.3 stage 5 unless noted).
 RULES: dict[str, str] = {
+    "file": "the path is a regular file of at most 1 MiB, not a link out of its folder",
     "schema": "the file parses and follows the scenario format (unknown fields rejected)",
     "duplicate_id": "variable names, constant names, targets and scenario ids are unique",
     "unknown_reference": "parents and intervention targets name declared variables",
@@ -166,10 +167,20 @@ def check_file(path: str | Path, *, data: bool = True) -> tuple[Report, sch.Scen
     try:
         sc = sch.load_scenario(path)
     except sch.ScenarioError as exc:
+        if exc.field == "<file>":
+            return refused_file(path, exc.reason), None
         rep = Report(scenario=path.stem, file=str(path))
         rep.findings.append(Finding(path.stem, exc.variable, "schema", str(exc)))
         return rep, None
     return check_scenario(sc, str(path), data=data), sc
+
+
+def refused_file(path: str | Path, reason: str) -> Report:
+    """Report of a path that is not read (a FIFO, a link out of its folder, above the cap)."""
+    path = Path(path)
+    rep = Report(scenario=path.stem, file=str(path))
+    rep.findings.append(Finding(path.stem, None, "file", f"{path} {reason}"))
+    return rep
 
 
 def check_scenario(sc: sch.Scenario, file: str | None = None, *, data: bool = True) -> Report:
@@ -810,12 +821,16 @@ def format_report(reports: list[Report], pool: list[Finding]) -> str:
 
 
 def check_paths(paths: list[str | Path]) -> tuple[list[Report], list[Finding]]:
-    """Gate files (folders are searched for ``*.yaml``) and the pool they form."""
-    files: list[Path] = []
-    for p in paths:
-        p = Path(p)
-        files += sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
-    reports, scenarios = [], []
+    """Gate files (folders are searched for ``*.yaml``) and the pool they form.
+
+    Links out of a folder are refused (see
+    :func:`causalarena.generator.scenario.pool.find_scenario_files`) with a ``file`` finding.
+    """
+    from causalarena.generator.scenario.pool import find_scenario_files
+
+    files, refused = find_scenario_files(list(paths))
+    reports = [refused_file(f, why) for f, why in refused]
+    scenarios = []
     for f in files:
         rep, sc = check_file(f)
         reports.append(rep)

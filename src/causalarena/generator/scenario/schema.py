@@ -22,7 +22,9 @@ scenario folders for the authors' guide.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -83,7 +85,10 @@ class ScenarioError(CausalArenaError, ValueError):
             shown = shown[:97] + "..."
         where = f"{file}: " if file else ""
         var = f"variable {variable!r}, " if variable else ""
-        super().__init__(f"{where}{var}field {field!r} = {shown}: {reason}")
+        if field == "<file>":  # a problem with the file itself: no field, no value
+            super().__init__(f"{where}{reason}")
+        else:
+            super().__init__(f"{where}{var}field {field!r} = {shown}: {reason}")
 
 
 class _S(BaseModel):
@@ -642,19 +647,81 @@ def parse_scenario(data: Any, file: str | None = None) -> Scenario:
         raise _error_from_validation(exc, data, file) from None
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate one scenario YAML file.
+#: Largest scenario file read (bytes): a scenario is a few kB of YAML; anything above 1 MiB
+#: is refused before it is read into memory.
+MAX_FILE_BYTES = 1 << 20
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _file_kind(mode: int) -> str:
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def read_scenario_text(path: str | Path) -> str:
+    """The UTF-8 text of a scenario file: regular files of at most :data:`MAX_FILE_BYTES` only.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO,
+    socket or device is refused instead of read (reading a FIFO waits forever for a writer).
 
     Raises
     ------
     ScenarioError
-        Unreadable file, YAML syntax error, duplicate keys or any schema problem.
+        Field ``<file>``: unreadable, not a regular file, larger than the cap, or not UTF-8.
     """
     path = Path(path)
+
+    def refuse(reason: str) -> ScenarioError:
+        return ScenarioError(str(path), None, "<file>", None, reason)
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(path), None, "<file>", None, f"cannot read: {exc}") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise refuse(f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno())
+        if not stat.S_ISREG(mode.st_mode):
+            raise refuse(
+                f"is {_file_kind(mode.st_mode)}, not a regular file; only regular files are read"
+            )
+        if mode.st_size > MAX_FILE_BYTES:
+            raise refuse(_too_big(mode.st_size))
+        try:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise refuse(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:  # grew after the check
+        raise refuse(_too_big(len(data)))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise refuse(f"is not UTF-8 text (byte {exc.start})") from None
+
+
+def _too_big(size: int) -> str:
+    return (
+        f"is {size:,} bytes, above the {MAX_FILE_BYTES:,}-byte (1 MiB) cap on a scenario file; "
+        "a scenario is a few kB of YAML"
+    )
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate one scenario YAML file (read with :func:`read_scenario_text`).
+
+    Raises
+    ------
+    ScenarioError
+        Unreadable file, not a regular file, above :data:`MAX_FILE_BYTES`, YAML syntax
+        error, duplicate keys or any schema problem.
+    """
+    path = Path(path)
+    text = read_scenario_text(path)
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
     except yaml.YAMLError as exc:
