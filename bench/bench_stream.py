@@ -81,16 +81,29 @@ def _family(args):
         return ref, mk, len(names)
     from causalarena.generator.lab.episode import draw_episode
     from causalarena.generator.lab.suites import get_lab_suite
-    from causalarena.generator.synthetic.fresh import stream_seed
+    from causalarena.generator.synthetic.fresh import order, stream_seed
 
     suite = get_lab_suite("lab-main")
 
     def ref(seed, n):
-        base, cfgs = stream_seed(seed, "lab/lab-main", 0), suite.configs
-        return [
-            draw_episode(f"ref/{seed}", base, cfgs[k % len(cfgs)], k // len(cfgs)).to_row()["spec"]
-            for k in range(n)
-        ]
+        # the stream's episodes, names included: instance k is episode k // 5 of the config
+        # at place k % 5 of that epoch's seeded config order (loaders.stream._lab_rows)
+        base, cfgs, name = stream_seed(seed, "lab/lab-main", 0), suite.configs, "stream-lab-main"
+        out, epoch, perm = [], -1, None
+        for k in range(n):
+            i, c = divmod(k, len(cfgs))
+            if i != epoch:
+                epoch, perm = i, order(seed, "lab/lab-main", i, len(cfgs))
+            ep = draw_episode(
+                f"{name}/{seed}",
+                base,
+                cfgs[int(perm[c])],
+                i,
+                episode_id=f"{name}/{seed}/{k}",
+                suite_label=name,
+            )
+            out.append(ep.to_row()["spec"])
+        return out
 
     def mk(**kw):
         return stream("lab", shards=1, **kw)
@@ -156,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     ds = mk(seed=0)
+    m = min(n, 40)  # protocol rows hold the variant's spec, the reference the base draw's
+    if args.family != "protocols" and [r["spec"] for r in ds.take(m)] != specs[:m]:
+        raise SystemExit("the reference does not draw the stream's instances")
     readers.append(("stream python", lambda: list(ds.take(n * per))))
     if args.family != "lab":
         b = 8 * per

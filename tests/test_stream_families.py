@@ -137,6 +137,34 @@ def test_lab_stream_rows_are_playable_episodes_and_deterministic():
     assert _spec_of(other) != _spec_of(a)
 
 
+def _typed(v):
+    """A value with the type of every element spelled out (1 == 1.0 == True otherwise)."""
+    if isinstance(v, dict):
+        return [(k, _typed(x)) for k, x in v.items()]
+    if isinstance(v, list):
+        return ["list", [_typed(x) for x in v]]
+    return (type(v).__name__, v)
+
+
+@pytest.mark.parametrize("suite", ["lab-main", "lab-golden", "lab-hidden"])
+def test_lab_rows_are_already_what_the_features_encode(suite):
+    """Lab rows are declared to ``datasets``, not re-encoded (``stream.TYPED_ROWS``), so each
+    row must be exactly what ``Features.encode_example``/``decode_example`` make of it: the
+    same keys in feature order, values and Python types (a numpy int or a tuple would pass
+    through the declared path unconverted)."""
+    from causalarena.loaders.stream import TYPED_ROWS
+
+    assert "lab" in TYPED_ROWS
+    ds = stream("lab", 2, shards=3, suite=suite)
+    feats = ds.features
+    rows = list(ds.take(12))
+    assert all(list(r) == list(feats) for r in rows)
+    for r in rows:
+        assert _typed(feats.decode_example(feats.encode_example(r))) == _typed(r)
+    got = next(ds.with_format("arrow").iter(batch_size=4))
+    assert got.schema == feats.arrow_schema and got.to_pylist() == rows[:4]
+
+
 def test_lab_ranks_and_workers_are_disjoint():
     from datasets.distributed import split_dataset_by_node
 
