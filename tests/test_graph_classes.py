@@ -14,7 +14,8 @@ import pytest
 from causalarena.eval.metrics import (
     _gadjid_sid,
     _is_acyclic,
-    _sid_term,
+    _parent_aid_terms,
+    _sid_terms,
     cpdag,
     cpdag_problem,
     dag_extension,
@@ -146,28 +147,112 @@ def test_sid_bounds_chain_by_hand():
     assert sorted(_gadjid_sid(truth, m) for m in members) == [0, 3, 6]
 
 
+def _reachability(adj):
+    r = np.asarray(adj) != 0
+    while True:
+        nxt = r | ((r.astype(np.int32) @ r.astype(np.int32)) > 0)
+        if (nxt == r).all():
+            return r
+        r = nxt
+
+
+def _gadjid_term(truth, i, parents, memo):
+    """Node ``i``'s SID term from ``gadjid.sid`` calls (the implementation the scorer had before).
+
+    ``gadjid.sid`` is a sum over treatments of mistakes that depend on the guess only through
+    the treatment's parent set, and the truth's own parent sets make no mistake; so the term is
+    the SID of the truth with column ``i`` replaced by ``parents`` when that is acyclic.
+    Otherwise the guessed parents that are descendants of ``i`` lose their own parents (which
+    breaks every cycle) and their empty-parent-set terms are subtracted.
+    """
+    key = (i, np.packbits(parents).tobytes())
+    if key in memo:
+        return memo[key]
+    if np.array_equal(parents, truth[:, i] != 0):
+        memo[key] = 0
+        return 0
+    if "descendants" not in memo:
+        memo["descendants"] = _reachability(truth)
+    loops = np.flatnonzero(parents & memo["descendants"][i])
+    guess = truth.copy()
+    guess[:, i] = parents
+    guess[:, loops] = 0
+    term = _gadjid_sid(truth, guess)
+    for j in loops:
+        term -= _gadjid_term(truth, int(j), np.zeros_like(parents), memo)
+    memo[key] = term
+    return term
+
+
+def _random_truth(rng, d, p):
+    perm = rng.permutation(d)
+    return np.triu(rng.random((d, d)) < p, 1).astype(np.int8)[np.ix_(perm, perm)]
+
+
 def test_sid_terms_add_up_to_gadjid_sid_of_random_dags():
     # The bounds rest on SID being a sum over nodes of a term of the node's guessed parent
-    # set; _sid_term computes it from graphs near the truth (and, when a guessed parent is a
-    # descendant in the truth, from a graph whose cycle-closing parents lose their parents).
-    # The terms of any DAG guess must add up to gadjid's SID of that guess, with one memo per
-    # truth shared across guesses (the scorer's use).
+    # set.  The direct terms of any DAG guess must add up to gadjid's SID of that guess.
     rng = np.random.default_rng(11)
+    for _ in range(400):
+        d = int(rng.integers(2, 12))
+        truth = _random_truth(rng, d, rng.random() * 0.7)
+        guess = _random_truth(rng, d, rng.random() * 0.7)
+        terms = _parent_aid_terms(truth, np.arange(d), (guess != 0).T.copy())
+        assert terms.sum() == _gadjid_sid(truth, guess)
+        assert ((terms >= 0) & (terms <= d - 1)).all()
+
+
+def test_sid_terms_equal_the_gadjid_based_terms_of_any_parent_set():
+    # Property test against the gadjid-based implementation: arbitrary parent sets, including
+    # descendants of the node in the truth (a guess that would close a cycle), memo shared
+    # across calls of one truth as the scorer does.
+    rng = np.random.default_rng(12)
     n_loops = 0
-    for _ in range(60):
-        d = int(rng.integers(2, 9))
-        perm = rng.permutation(d)
-        truth = np.triu(rng.random((d, d)) < 0.5, 1).astype(np.int8)[np.ix_(perm, perm)]
+    for _ in range(150):
+        d = int(rng.integers(2, 10))
+        truth = _random_truth(rng, d, rng.random() * 0.8)
+        ref_memo: dict = {}
         memo: dict = {}
-        for _ in range(4):
-            q = rng.permutation(d)
-            guess = np.triu(rng.random((d, d)) < 0.5, 1).astype(np.int8)[np.ix_(q, q)]
-            terms = [_sid_term(truth, i, guess[:, i] != 0, memo) for i in range(d)]
-            assert sum(terms) == _gadjid_sid(truth, guess)
-            assert all(0 <= t <= d - 1 for t in terms)
-            if "descendants" in memo:  # guessed parents that are descendants in the truth
-                n_loops += int(((guess != 0) & memo["descendants"].T).any())
-    assert n_loops > 10
+        for _ in range(3):
+            rows = []
+            for _ in range(int(rng.integers(1, 12))):
+                i = int(rng.integers(d))
+                col = rng.random(d) < rng.random()
+                col[i] = False
+                rows.append((i, col))
+            got = _sid_terms(truth, rows, memo)
+            want = [_gadjid_term(truth, i, col, ref_memo) for i, col in rows]
+            assert got == want
+            if "descendants" in ref_memo:
+                n_loops += sum(bool((c & ref_memo["descendants"][i]).any()) for i, c in rows)
+    assert n_loops > 50
+
+
+def test_sid_bounds_equal_the_gadjid_based_bounds_on_random_cpdags():
+    # The bounds of random CPDAGs (d up to 14, so several cliques per node) against the
+    # gadjid-based computation of the same per-node minimum and maximum.
+    rng = np.random.default_rng(13)
+    n_free = 0
+    for _ in range(120):
+        d = int(rng.integers(3, 15))
+        truth = _random_truth(rng, d, rng.random() * 0.6)
+        pat = cpdag(_random_truth(rng, d, rng.random() * 0.6)).astype(bool)
+        und, dire = pat & pat.T, pat & ~pat.T
+        ref_memo: dict = {}
+        lo = hi = 0
+        for i in range(d):
+            nb = [int(v) for v in np.flatnonzero(und[:, i])]
+            n_free += bool(nb)
+            terms = []
+            for r in range(len(nb) + 1):
+                for c in itertools.combinations(nb, r):
+                    if all(und[u, v] for u, v in itertools.combinations(c, 2)):
+                        col = dire[:, i].copy()
+                        col[list(c)] = True
+                        terms.append(_gadjid_term(truth, i, col, ref_memo))
+            lo, hi = lo + min(terms), hi + max(terms)
+        assert sid_bounds(truth, pat) == (lo, hi)
+    assert n_free > 200
 
 
 def test_sid_bounds_of_a_dag_and_of_invalid_patterns():
