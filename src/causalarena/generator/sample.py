@@ -25,13 +25,16 @@ run), so "descendants regenerated" can be checked exactly.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
 from causalarena.errors import SpecError
+from causalarena.generator.distributions import _no_clip
 from causalarena.spec import SCMSpec, kahn_order
 
 DISCRETE_KINDS = frozenset({"binary", "ordinal", "categorical", "count"})
@@ -106,16 +109,71 @@ def _u32_words(x: Any) -> list[int]:
     raise TypeError(type(x).__name__)
 
 
-def _hashmix(value: int, hc: int) -> tuple[int, int]:
-    value ^= hc
-    hc = (hc * _MULT_A) & _M32
-    value = (value * hc) & _M32
-    return value ^ (value >> 16), hc
+def _prefix_pool(ent: list[int]) -> tuple[list[int], int]:
+    """SeedSequence's pool after hashing the words ``ent`` (>= 4), and the hash constant."""
+    hc = _INIT_A
+    pool = []
+    for w in ent[:4]:  # _hashmix inlined (the loops run per sample() call)
+        w ^= hc
+        hc = (hc * _MULT_A) & _M32
+        w = (w * hc) & _M32
+        pool.append(w ^ (w >> 16))
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                h = pool[i_src] ^ hc
+                hc = (hc * _MULT_A) & _M32
+                h = (h * hc) & _M32
+                r = (_MIX_L * pool[i_dst] - _MIX_R * (h ^ (h >> 16))) & _M32
+                pool[i_dst] = r ^ (r >> 16)
+    for w in ent[4:]:
+        for i_dst in range(4):
+            h = w ^ hc
+            hc = (hc * _MULT_A) & _M32
+            h = (h * hc) & _M32
+            r = (_MIX_L * pool[i_dst] - _MIX_R * (h ^ (h >> 16))) & _M32
+            pool[i_dst] = r ^ (r >> 16)
+    return pool, hc
 
 
-def _mix(x: int, y: int) -> int:
-    r = (_MIX_L * x - _MIX_R * y) & _M32
-    return r ^ (r >> 16)
+@lru_cache(maxsize=64)
+def _key_terms(hc: int, d: int) -> np.ndarray:
+    """``_MIX_R * hashmix(j, .)`` of the last (per-key) word ``j < d`` for the four pool words.
+
+    It depends only on the hash constant ``hc`` reached after the shared words (a function of
+    their count, not their values) and on ``d``, so it is computed once per ``(hc, d)``.
+
+    Returns
+    -------
+    ndarray of shape (4, d), uint32 (read-only)
+    """
+    pre, post = [], []
+    for _ in range(4):
+        pre.append(hc)
+        hc = (hc * _MULT_A) & _M32
+        post.append(hc)
+    sh = np.uint32(16)
+    h = np.arange(d, dtype=np.uint32)[None, :] ^ np.array(pre, dtype=np.uint32)[:, None]
+    h *= np.array(post, dtype=np.uint32)[:, None]
+    h ^= h >> sh
+    h *= np.uint32(_MIX_R)
+    h.flags.writeable = False
+    return h
+
+
+def _state_consts() -> tuple[np.ndarray, np.ndarray]:
+    """Hash constants of ``generate_state``'s 8 output words, (8, 1) uint32 each."""
+    pre, post = [], []
+    hb = _INIT_B
+    for _ in range(8):
+        pre.append(hb)
+        hb = (hb * _MULT_B) & _M32
+        post.append(hb)
+    return np.array(pre, dtype=np.uint32)[:, None], np.array(post, dtype=np.uint32)[:, None]
+
+
+_PRE_B, _POST_B = _state_consts()
+_LITTLE = sys.byteorder == "little"
 
 
 def _node_words(seed: int | np.random.SeedSequence, d: int) -> np.ndarray | None:
@@ -132,54 +190,36 @@ def _node_words(seed: int | np.random.SeedSequence, d: int) -> np.ndarray | None
     -------
     ndarray of shape (d, 4), uint64, or None
     """
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    if ss.pool_size != 4 or d >= 2**32:
+    if d >= 2**32:
         return None
+    if isinstance(seed, np.random.SeedSequence):
+        if seed.pool_size != 4:
+            return None
+        entropy, spawn_key = seed.entropy, seed.spawn_key
+    else:  # what SeedSequence(seed) would hold, without building it
+        entropy, spawn_key = seed, ()
     try:
-        run = _u32_words(ss.entropy)
-        shared = _u32_words((*ss.spawn_key, _S_NODE))
+        run = _u32_words(entropy)
+        shared = _u32_words((*spawn_key, _S_NODE))
     except TypeError:
         return None
     run += [0] * (4 - len(run))  # SeedSequence pads the run entropy when there is a spawn key
-    ent = run + shared  # then one word per key: j
-    hc = _INIT_A
-    pool = [0] * 4
-    for i in range(4):
-        pool[i], hc = _hashmix(ent[i], hc)
-    for i_src in range(4):
-        for i_dst in range(4):
-            if i_src != i_dst:
-                h, hc = _hashmix(pool[i_src], hc)
-                pool[i_dst] = _mix(pool[i_dst], h)
-    for i_src in range(4, len(ent)):
-        for i_dst in range(4):
-            h, hc = _hashmix(ent[i_src], hc)
-            pool[i_dst] = _mix(pool[i_dst], h)
-    # the last word (the column index) differs per key: vectorised over keys in uint32, whose
-    # arithmetic wraps modulo 2**32 like SeedSequence's; its four mixing steps (one per pool
-    # word) are independent, so they run as one (4, d) pass
-    pre, post = [], []
-    for _ in range(4):
-        pre.append(hc)
-        hc = (hc * _MULT_A) & _M32
-        post.append(hc)
+    # then one word per key: j.  Its four mixing steps (one per pool word) are independent,
+    # so they run as one (4, d) pass in uint32, whose arithmetic wraps modulo 2**32 like
+    # SeedSequence's
+    pool, hc = _prefix_pool(run + shared)
+    lp = np.array([(_MIX_L * p) & _M32 for p in pool], dtype=np.uint32)[:, None]
+    r = lp - _key_terms(hc, d)
     sh = np.uint32(16)
-    h = np.arange(d, dtype=np.uint32)[None, :] ^ np.array(pre, dtype=np.uint32)[:, None]
-    h *= np.array(post, dtype=np.uint32)[:, None]
-    h ^= h >> sh
-    r = np.uint32(_MIX_L) * np.array(pool, dtype=np.uint32)[:, None] - np.uint32(_MIX_R) * h
     r ^= r >> sh
     # generate_state(4, uint64): 8 32-bit words cycling over the pool
-    pre, post = [], []
-    hb = _INIT_B
-    for _ in range(8):
-        pre.append(hb)
-        hb = (hb * _MULT_B) & _M32
-        post.append(hb)
-    v = r[[0, 1, 2, 3, 0, 1, 2, 3]] ^ np.array(pre, dtype=np.uint32)[:, None]
-    v *= np.array(post, dtype=np.uint32)[:, None]
+    v = np.concatenate((r, r))
+    v ^= _PRE_B
+    v *= _POST_B
     v ^= v >> sh
     # SeedSequence views the words as little-endian uint64 pairs
+    if _LITTLE:
+        return v.T.copy().view(np.uint64)
     return np.ascontiguousarray(v.T).astype("<u4").view("<u8").astype(np.uint64)
 
 
@@ -217,10 +257,12 @@ class _Compiled:
     block_of: dict[int, tuple[int, int]]  # column -> (block index, position)
     stressors: dict[str, dict[str, Any]]
     target_idx: list[int]
+    flat: np.ndarray  # every node's parent indices, concatenated in column order
+    n_parents: list[int]
 
 
 def compile_spec(spec: SCMSpec) -> _Compiled:
-    """Resolve family tags and parent indices once (internal, cheap)."""
+    """Resolve family tags and parent indices once per call (internal, cheap: one pass)."""
     from causalarena.generator.scenario.operations import ALL_MECHANISMS as MECHANISMS
     from causalarena.generator.scenario.operations import ALL_NOISES as NOISES
     from causalarena.generator.scenario.operations import ALL_ROOTS as ROOTS
@@ -231,22 +273,37 @@ def compile_spec(spec: SCMSpec) -> _Compiled:
     for b, block in enumerate(spec.root_dependency):
         for pos, r in enumerate(block.roots):
             block_of[idx[r]] = (b, pos)
-    pa = [[idx[p] for p in v.parents] for v in variables]
+    pa, flat_list, ends = [], [], []
+    mechs, noises, roots, kinds = [], [], [], []
+    ordered = True  # every parent has a smaller index
+    for j, v in enumerate(variables):
+        ps = [idx[p] for p in v.parents]
+        if ps and max(ps) >= j:
+            ordered = False
+        pa.append(ps)
+        flat_list += ps
+        ends.append(len(flat_list))
+        m, r = v.mechanism, v.root
+        mechs.append(MECHANISMS[m.family] if m else None)
+        noises.append(NOISES[v.noise.family])
+        roots.append(ROOTS[r.family] if r else None)
+        kinds.append(v.kind)
     # one index array for all nodes, then a view per node (cheaper than d small arrays)
-    flat = np.array([i for ps in pa for i in ps], dtype=np.intp)
-    ends = np.cumsum([len(ps) for ps in pa]).tolist()
+    flat = np.array(flat_list, dtype=np.intp)
     parents = [flat[e - len(ps) : e] for ps, e in zip(pa, ends, strict=True)]
     return _Compiled(
         spec=spec,
-        order=_topological_order(spec, pa),
+        order=list(range(len(pa))) if ordered else _topological_order(spec, pa),
         parents=parents,
-        mechs=[MECHANISMS[v.mechanism.family] if v.mechanism else None for v in variables],
-        noises=[NOISES[v.noise.family] for v in variables],
-        roots=[ROOTS[v.root.family] if v.root else None for v in variables],
-        kinds=[v.kind for v in variables],
+        mechs=mechs,
+        noises=noises,
+        roots=roots,
+        kinds=kinds,
         block_of=block_of,
         stressors={s.kind: s.params for s in spec.stressors},
         target_idx=[idx[t] for t in spec.intervention.targets] if spec.intervention else [],
+        flat=flat,
+        n_parents=[len(ps) for ps in pa],
     )
 
 
@@ -267,9 +324,8 @@ def _adjacency(c: _Compiled) -> np.ndarray:
     """``spec.adjacency()`` from the compiled parent indices: int8 (d, d), A[i, j] = 1 iff i -> j."""
     d = len(c.parents)
     a = np.zeros((d, d), dtype=np.int8)
-    if d:
-        cols = np.repeat(np.arange(d), [p.size for p in c.parents])
-        a[np.concatenate(c.parents), cols] = 1
+    if c.flat.size:
+        a[c.flat, np.repeat(np.arange(d), c.n_parents)] = 1
     return a
 
 
@@ -435,7 +491,8 @@ def _sweep(
     resampled exactly as before those modes existed (same streams, same bytes).
     """
     spec = c.spec
-    d = spec.d
+    variables = spec.variables
+    d = len(variables)
     X = np.empty((n, d), dtype=np.float64)
     info: dict[str, Any] = {"natural": {}, "calibration": {}}
     # dependent root blocks: copula uniforms, one stream per block
@@ -443,28 +500,33 @@ def _sweep(
         _dependency(block.kind).uniforms(block.params, n, _stream(seed, _S_ROOTBLOCK, b))
         for b, block in enumerate(spec.root_dependency)
     ]
-    values_rng = _stream(seed, _S_VALUES)
+    # the do-values' stream only when there are do-rows (an unused stream changes no draw)
+    values_rng = _stream(seed, _S_VALUES) if mask is not None else None
     node_stream = _node_streams(seed, d)
-    targeted = mask.any(axis=0) if mask is not None else np.zeros(d, dtype=bool)
+    targeted = mask.any(axis=0).tolist() if mask is not None else [False] * d
     iv = spec.intervention
     soft = c.stressors.get("soft_intervention")
     shift = c.stressors.get("intervention_shift")
     high_noise = c.stressors.get("high_noise")
+    parents, mechs, noises, roots, kinds = c.parents, c.mechs, c.noises, c.roots, c.kinds
+    block_of = c.block_of
+    f64 = np.float64
     for j in c.order:
-        v = spec.variables[j]
+        v = variables[j]
         rng = node_stream(j)
         if v.role == "root":
-            if j in c.block_of:
-                b, pos = c.block_of[j]
+            if j in block_of:
+                b, pos = block_of[j]
                 u = block_u[b][:, pos]
             else:
                 u = rng.random(n)  # clipped to [1e-12, 1 - 1e-12] (np.clip without its wrapper)
                 np.minimum(np.maximum(u, 1e-12, out=u), 1 - 1e-12, out=u)
-            x = np.asarray(c.roots[j].ppf(v.root.params, u), dtype=np.float64)
+            x = np.asarray(roots[j].ppf(v.root.params, u), dtype=f64)
         else:
-            P = X[:, c.parents[j]]
-            raw = np.asarray(c.mechs[j].evaluate(v.mechanism.params, P), dtype=np.float64)
-            if c.mechs[j].output_kind == "continuous":
+            P = X[:, parents[j]]
+            mech = mechs[j]
+            raw = np.asarray(mech.evaluate(v.mechanism.params, P), dtype=f64)
+            if mech.output_kind == "continuous":
                 if calibrate:
                     loc, scale = float(raw.mean()), float(raw.std())
                     if not np.isfinite(scale) or scale < 1e-9:
@@ -472,25 +534,30 @@ def _sweep(
                     info["calibration"][j] = {"out_loc": loc, "out_scale": scale}
                 else:
                     loc, scale = v.out_loc, v.out_scale
-                s = v.strength * (raw - loc) / scale
+                # v.strength * (raw - loc) / scale, in place on the one temporary
+                s = np.subtract(raw, loc)
+                np.multiply(v.strength, s, out=s)
+                np.divide(s, scale, out=s)
             else:
                 if calibrate and np.unique(raw).size < 2:
                     raise _Degenerate(v.name, "discrete mechanism output is constant on the pilot")
                 s = raw
             noise_params = v.noise.params
             if calibrate:
-                noise_params = c.noises[j].calibrate(v.noise.params, s, P, rng)
+                noise_params = noises[j].calibrate(v.noise.params, s, P, rng)
                 info["calibration"].setdefault(j, {})["noise"] = noise_params
                 rng = node_stream(j)
-            x = np.asarray(c.noises[j].apply(noise_params, s, P, rng), dtype=np.float64)
+            x = np.asarray(noises[j].apply(noise_params, s, P, rng), dtype=f64)
             if high_noise is not None:
                 x = x + float(high_noise.get("scale", 0.35)) * _stream(
                     seed, _S_HIGHNOISE, j
                 ).standard_normal(n)
-            if c.kinds[j] in DISCRETE_KINDS:
+            if kinds[j] in DISCRETE_KINDS:
                 hi_level = float(v.mechanism.params.get("n_bins", np.inf)) - 1
                 x = np.clip(np.round(x), 0, hi_level)
-        _check_finite(v, x)
+        # _check_finite's fast path inline; the full check only when it does not decide
+        if x.size and not x.dot(x) < _F32_OVERFLOW_SQ:
+            _check_finite(v, x)
         if targeted[j] and modes is not None:
             x = _intervene_modes(c, j, x, X, n, n_obs, seed, mask, modes, values_rng, info)
         elif targeted[j]:
@@ -603,7 +670,8 @@ def _check_finite(v: Any, x: np.ndarray) -> None:
     # each rounded square (non-negative terms, monotone rounding, any order or FMA), so
     # x.x < _F32_OVERFLOW**2 implies every |x_i| < _F32_OVERFLOW; nan/inf fail the comparison
     # and large but valid values just take the exact check below.
-    if x.size == 0 or np.dot(x, x) < _F32_OVERFLOW_SQ:
+    # (x.dot(x): the same BLAS dot as np.dot(x, x), without the function's dispatch)
+    if x.size == 0 or x.dot(x) < _F32_OVERFLOW_SQ:
         return
     with np.errstate(over="ignore", invalid="ignore"):
         ok = np.isfinite(x).all() and np.isfinite(x.astype(np.float32)).all()
@@ -791,16 +859,24 @@ def sample(
             )
     X = _apply_observation_stressors(c, X, seed)
     clip = {}
-    for j, v in enumerate(spec.variables):
-        b = c.noises[j].clip_bounds(v.noise.params)
-        if b is not None and "high_noise" not in c.stressors:
-            clip[v.name] = b
+    if "high_noise" not in c.stressors:
+        for nz, v in zip(c.noises, spec.variables, strict=True):
+            if nz.clip_bounds is not _no_clip:  # the families without bounds skip the call
+                b = nz.clip_bounds(v.noise.params)
+                if b is not None:
+                    clip[v.name] = b
     diagnostics["clip_bounds"] = clip
-    with np.errstate(over="ignore", invalid="ignore"):
+    if not c.stressors and n_int == 0:
+        # every column is a node's values as checked in the sweep (_check_finite: finite after
+        # the float32 cast), nothing changed them since: the cast cannot overflow
         X32 = X.astype(np.float32)
-    finite = np.isfinite(X32)
-    bad = np.empty(0, dtype=np.intp) if finite.all() else np.flatnonzero(~finite.all(axis=0))
-    if bad.size:  # an observation stressor (outliers, warping) pushed a column out of range
+        bad = ()
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            X32 = X.astype(np.float32)
+        finite = np.isfinite(X32)
+        bad = np.empty(0, dtype=np.intp) if finite.all() else np.flatnonzero(~finite.all(axis=0))
+    if len(bad):  # an observation stressor (outliers, warping) pushed a column out of range
         v = spec.variables[int(bad[0])]
         raise SpecError(
             v.name,
