@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from causalarena.cli import main
@@ -133,3 +134,151 @@ def test_files_above_the_cap_are_refused_before_reading(tmp_path, capsys):
     assert "a scenario is a mapping" in str(e.value)
     assert main(["scenario", "check", "--quiet", str(big)]) == 1
     assert "BLOCK [file] scenario=big:" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ 2 negative-binomial range
+
+
+def _nb_event_rate_scenario(**change):
+    import yaml
+
+    from causalarena.generator.scenario.pool import scenario_files
+
+    path = next(f for f in scenario_files() if f.stem == "online_gateway_course_early_alert")
+    d = yaml.safe_load(path.read_text())
+    v = next(v for v in d["variables"] if v["name"] == "forum_posts")
+    assert v["mechanism"]["op"] == "event_rate"
+    assert v["noise"] == {"family": "negative_binomial", "dispersion": 3}
+    v["mechanism"].update(change.get("mechanism", {}))
+    v["noise"].update(change.get("noise", {}))
+    return d
+
+
+def test_huge_negative_binomial_mean_is_a_non_finite_finding_not_a_hang():
+    from causalarena.generator.scenario.gate import check_scenario
+    from causalarena.generator.scenario.operations import NB_MAX_MEAN
+    from causalarena.generator.scenario.schema import parse_scenario
+
+    assert NB_MAX_MEAN == 1e8
+    # exp(40) ~ 2.4e17 posts a week: scipy's nbinom.ppf searched forever before
+    d = _nb_event_rate_scenario(mechanism={"intercept": 40})
+    rep = check_scenario(parse_scenario(d))
+    got = [(f.rule, f.variable, f.message) for f in rep.blocking]
+    assert got == [
+        (
+            "non_finite",
+            "forum_posts",
+            "produced non-finite values, outside the float32 range (|x| <= 3.403e+38) of the "
+            "released data; check parameter magnitudes (out_loc, out_scale, strength, weights); "
+            "negative-binomial noise needs its mean (the mechanism output) in [0, 1e+08] in "
+            "every row: lower the event rate or its exposure",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"dispersion": 0.01},
+            "parameter 'dispersion' = 0.01 must be in [0.5, 1e+07] (the range where "
+            "negative-binomial draws are fast and exact)",
+        ),
+        (
+            {"dispersion": 1e9},
+            "parameter 'dispersion' = 1e+09 must be in [0.5, 1e+07]",
+        ),
+    ],
+)
+def test_negative_binomial_dispersion_outside_the_fast_range_is_refused(params, message):
+    from causalarena.generator.scenario.gate import check_scenario
+    from causalarena.generator.scenario.schema import parse_scenario
+
+    rep = check_scenario(parse_scenario(_nb_event_rate_scenario(noise=params)))
+    (f,) = rep.blocking
+    assert (f.rule, f.variable) == ("spec", "forum_posts") and message in f.message
+
+
+def test_negative_binomial_root_mean_and_dispersion_are_bounded_at_spec_check():
+    from causalarena.generator.scenario.operations import SCENARIO_ROOTS
+
+    nb = SCENARIO_ROOTS["sc.negative_binomial"]
+    nb.validate({"mean": 1e8, "dispersion": 0.5})  # the edges of the range are allowed
+    with pytest.raises(ValueError, match=r"^parameter 'mean' = 1e\+12 must be at most 1e\+08"):
+        nb.validate({"mean": 1e12, "dispersion": 2})
+    with pytest.raises(ValueError, match=r"^parameter 'dispersion' = 0.1 must be in \[0.5, "):
+        nb.validate({"mean": 10, "dispersion": 0.1})
+    x = nb.ppf({"mean": 1e8, "dispersion": 0.5}, np.array([1e-12, 0.5, 1 - 1e-12]))
+    assert np.isfinite(x).all() and x[0] == 0 and 1e7 < x[1] < 1e8 < x[2] < 1e10
+
+
+# ------------------------------------------------------------------ 4 count scale holds integers
+
+
+def test_non_integer_values_on_a_count_scale_are_a_named_warning():
+    import yaml
+
+    from causalarena.generator.scenario.gate import check_scenario
+    from causalarena.generator.scenario.schema import parse_scenario
+    from test_scenario import TINY_SEMANTIC
+
+    d = yaml.safe_load(TINY_SEMANTIC)
+    rep = check_scenario(parse_scenario(d))
+    assert not [f for f in rep.findings if f.rule == "count_integer"]  # choice of 2 or 5 nurses
+    # a uniform resampler on the count of nurses: 200 fractional staffing levels
+    d["interventions"][0]["resampler"] = {"kind": "uniform", "low": 2, "high": 5}
+    rep = check_scenario(parse_scenario(d))
+    (f,) = [f for f in rep.findings if f.rule == "count_integer"]
+    assert (f.variable, f.blocking) == ("staff_on_shift", False)
+    assert f.message.startswith("200 of 2000 sampled values are not integers (e.g. ")
+    assert f.message.endswith(
+        ") on a count scale; give the node count noise (poisson, negative_binomial, binomial), "
+        "a count resampler, or declare scale: continuous"
+    )
+    assert "count_integer" not in {b.rule for b in rep.blocking}
+    assert "resampler_range" not in {b.rule for b in rep.blocking}  # integer bounds pass it
+
+
+# ------------------------------------------------------------------ 3 formulas written as 1/T = ...
+
+
+def _reciprocal_formula(equation: str, count_amount: bool = False) -> str:
+    from test_scenario import TINY_FORMULA
+
+    text = TINY_FORMULA.replace('"P * V = n * R * T"', f'"{equation}"')
+    if count_amount:  # whole moles 1, 2, 3: (n - 2) is exactly zero in a third of the rows
+        text = text.replace(
+            "scale: continuous\n    range: [1, 3]", "scale: count\n    range: [1, 3]"
+        ).replace(
+            "Mass flow totaliser.\n    intervenable: true\n    distribution: {family: uniform}",
+            "Mass flow totaliser.\n    intervenable: true\n    distribution: {family: integer_uniform}",
+        )
+    return text
+
+
+def test_a_reciprocal_relation_is_solved_by_sympy_and_exact():
+    from causalarena.generator.sample import sample
+    from causalarena.generator.scenario.compile import compile_scenario
+    from causalarena.generator.scenario.gate import check_scenario
+    from test_scenario import _sc
+
+    sc = _sc(_reciprocal_formula("1/P = V / (n * R * T)"))
+    X = sample(compile_scenario(sc), 200, 0, seed=1).X.astype(float)
+    assert np.isfinite(X).all()
+    assert np.allclose(X[:, 3], X[:, 0] * 8.314462618 * X[:, 1] / X[:, 2], rtol=1e-6)
+    rules = {f.rule for f in check_scenario(sc).blocking}
+    assert not rules & {"non_finite", "formula", "formula_residual"}
+
+
+def test_a_reciprocal_relation_that_reaches_infinity_names_the_explicit_form():
+    from causalarena.generator.scenario.gate import check_scenario
+    from test_scenario import _sc
+
+    sc = _sc(_reciprocal_formula("1/P = (n - 2) * V / (R * T)", count_amount=True))
+    (f,) = [f for f in check_scenario(sc).blocking if f.rule == "non_finite"]
+    assert f.variable == "pressure"
+    assert f.message.endswith(
+        "; '1/P = (n - 2) * V / (R * T)' defines P through its reciprocal (or another inverse), "
+        "which is non-finite where the other side reaches zero: write the node explicitly as "
+        "'P = 1/(...)' and keep the denominator away from zero over the declared ranges"
+    )

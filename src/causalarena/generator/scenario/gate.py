@@ -56,6 +56,7 @@ RULES: dict[str, str] = {
     "nondescendant_changed": "an intervention changes only the target and its descendants",
     "recompute_mismatch": "noise-free nodes equal their mechanism at the sampled parents",
     "artifact_mismatch": "adjacency, columns, masks, shapes and spec JSON agree",
+    "count_integer": "a count-scale variable has integer values in every sampled row (warning)",
     "boundary_mass": "<= 10% exact mass at a range boundary unless a declared boundary op",
     "near_copy": "continuous pairs with |corr| >= 0.90 are justified in the file",
     "dominant_category": "no binary/ordinal/categorical level above 90% unless justified",
@@ -558,7 +559,7 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
         obs = sample(spec, N_OBS, 0, scenario_seed(sc.id, 0))
         mix = sample(spec, N_MIX_OBS, N_MIX_INT, scenario_seed(sc.id, 1), counterfactual_check=True)
     except SpecError as exc:
-        add(exc.variable, "non_finite", exc.reason)
+        add(exc.variable, "non_finite", exc.reason + _non_finite_hint(sc, exc.variable))
         return
     try:  # rare rows: releases sample other seeds and more replicates than the gate
         sample(spec, N_STRESS, 0, scenario_seed(sc.id, 2))
@@ -567,7 +568,8 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
             exc.variable,
             "non_finite",
             f"in a {N_STRESS}-row stress sample: {exc.reason} (e.g. a noise mean that can turn "
-            "negative, a ratio whose denominator can reach zero)",
+            "negative, a ratio whose denominator can reach zero)"
+            + _non_finite_hint(sc, exc.variable),
         )
         return
     d = spec.d
@@ -616,6 +618,8 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
                 f"{int(out.sum())} of {allv.size} values outside [{lo}, {hi}] "
                 f"(min {allv.min():.6g}, max {allv.max():.6g})",
             )
+        if v.scale == "count":
+            _count_integer(v, np.concatenate([col, XM[:, j]]), add)
         if v.scale == "continuous":
             at = float(np.mean((col == flo) | (col == fhi)))
             op = v.mechanism.op if v.mechanism else None
@@ -695,6 +699,56 @@ def _data(sc: sch.Scenario, spec, rep: Report, add) -> None:
         add(None, "descendants_not_recomputed", f"counterfactual check: {cf}")
     if sc.family == "formula":
         _formula_data(sc, X, XM, M, add)
+
+
+def _count_integer(v: sch.Variable, values: np.ndarray, add) -> None:
+    """Warn when a count-scale variable has non-integer values (obs and obs+int rows).
+
+    A warning, not a block: some shipped sub-counts are expected counts (means), which the
+    lead reviews; see :data:`RULES`.
+    """
+    frac = values != np.round(values)
+    if not frac.any():
+        return
+    example = float(values[np.flatnonzero(frac)[0]])
+    add(
+        v.name,
+        "count_integer",
+        f"{int(frac.sum())} of {values.size} sampled values are not integers (e.g. "
+        f"{example:.6g}) on a count scale; give the node count noise (poisson, "
+        "negative_binomial, binomial), a count resampler, or declare scale: continuous",
+        blocking=False,
+    )
+
+
+def _non_finite_hint(sc: sch.Scenario, variable: str | None) -> str:
+    """What a non-finite node needs: a negative-binomial mean inside its range (draws are nan
+    outside it), or a formula written for its node instead of ``1/T = ...``."""
+    from causalarena.generator.scenario.operations import NB_MAX_MEAN
+
+    v = sc.variable(variable) if variable else None
+    if v is None:
+        return ""
+    if v.noise.family == "negative_binomial":
+        return (
+            f"; negative-binomial noise needs its mean (the mechanism output) in "
+            f"[0, {NB_MAX_MEAN:g}] in every row: lower the event rate or its exposure"
+        )
+    if isinstance(v.mechanism, sch.OpFormula):
+        try:
+            f = formula_of(sc, v)
+        except CompileError:
+            return ""
+        if f.relation[0] != ("sym", f.target):
+            m = v.mechanism
+            out = next((a for a, t in m.symbols.items() if t == v.name), v.name)
+            return (
+                f"; '{m.equation}' defines {out} through its reciprocal (or another inverse), "
+                "which is non-finite where the other side reaches zero: write the node explicitly as "
+                f"'{out} = 1/(...)' and keep the denominator away from zero over the declared "
+                "ranges"
+            )
+    return ""
 
 
 def _near_copies(sc: sch.Scenario, X: np.ndarray, add) -> None:
