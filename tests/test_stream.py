@@ -225,6 +225,58 @@ def test_fingerprint_level_subsets_and_memo():
     assert fingerprint(json.dumps(d))["mix"] == full["mix"]
 
 
+def test_fingerprint_of_a_spec_object_is_that_of_its_json(monkeypatch):
+    """The lab stream fingerprints each SCM from its attributes (``fingerprint_spec``); the
+    digests must be those of its JSON text at every level, for lab SCMs with and without a
+    hidden disturbance, arena SCMs of every mechanism family, and hand-made specs whose
+    parameters were given as ints, tuples and numpy scalars (converted by the spec)."""
+    from causalarena import fingerprint as fpm
+    from causalarena.generator.lab.episode import draw_episode
+    from causalarena.generator.lab.suites import LAB_SUITES
+    from causalarena.generator.synthetic.draw import draw_spec
+    from causalarena.spec import SCMSpec
+
+    specs = [
+        draw_episode("t", 5, cfg, i).spec
+        for suite in LAB_SUITES.values()
+        for cfg in suite.configs
+        for i in range(3)
+    ]
+    specs += [draw_spec(11, 0, 0), draw_spec(11, 1, 0)]
+    variables = [
+        {
+            "name": "a",
+            "role": "root",
+            "root": {"family": "uniform", "params": {"low": 1, "high": 4}},
+        },
+        {
+            "name": "b",
+            "role": "structural",
+            "parents": ["a"],
+            "mechanism": {
+                "family": "linear",
+                "params": {"weights": (np.float64(2.5),), "bias": np.int64(3)},
+            },
+            "strength": 2,
+            "noise": {"family": "gaussian", "params": {"scale": 0.1}},
+        },
+    ]
+    specs.append(SCMSpec(scm_id="hand", variables=variables))
+    assert any(s.metadata.get("lab", {}).get("hidden") for s in specs)
+    assert len({fpm.fingerprint(s.to_json())["mix"] for s in specs}) > 10
+    for s in specs:
+        for levels in (fpm.LEVELS, ("exact",), ("graph", "mix")):
+            assert fpm.fingerprint_spec(s, levels) == fpm.fingerprint(s.to_json(), levels)
+    with pytest.raises(ValueError, match="unknown fingerprint level"):
+        fpm.fingerprint_spec(specs[0], ("iso",))
+    # another variable model (a field added) takes the JSON path, with its digests
+    monkeypatch.setattr(fpm, "_VAR_FIELDS", fpm._VAR_FIELDS + ("new_field",))
+    calls = []
+    real = fpm.fingerprint
+    monkeypatch.setattr(fpm, "fingerprint", lambda *a: calls.append(a) or real(*a))
+    assert fpm.fingerprint_spec(specs[0]) == real(specs[0].to_json()) and calls
+
+
 def _release_spec(folder):
     shard = sorted((folder / "data" / "synthetic-obs").glob("*.parquet"))[0]
     return pq.read_table(shard, columns=["spec"]).column("spec")[0].as_py()

@@ -250,7 +250,7 @@ def _protocol_rows(seed: int, shard: int, shards: int, opts: dict, index, reject
 
 
 def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> Iterator:
-    from causalarena.fingerprint import fingerprint
+    from causalarena.fingerprint import fingerprint_spec
     from causalarena.generator.lab.episode import draw_episode
     from causalarena.generator.lab.suites import get_lab_suite
     from causalarena.generator.synthetic.fresh import order, stream_seed
@@ -271,7 +271,7 @@ def _lab_rows(seed: int, shard: int, shards: int, opts: dict, index, reject) -> 
         eid = f"{name}/{seed}/{k}"
         ep = draw_episode(f"{name}/{seed}", base, cfgs[c], i, episode_id=eid, suite_label=name)
         row = ep.to_row()
-        fp = fingerprint(row["spec"], levels)
+        fp = fingerprint_spec(ep.spec, levels)  # the digests of row["spec"], unparsed
         if _rejected(fp, index, reject):
             skipped += 1
             _too_many(skipped, "lab", reject)
