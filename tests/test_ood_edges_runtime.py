@@ -89,7 +89,7 @@ def test_cli_report_computes_ood_from_packaged_priors(
     rc = main(["report", str(ood_predictions), "--out", str(out), "--release", str(mini_release)])
     assert rc == 0
     err = capsys.readouterr().err
-    assert "without ['cdis', 'igsp']" in err
+    assert "without cdis, igsp (not in the predictions)" in err and "['" not in err
     ood = pd.read_csv(out / "ood.csv")
     assert set(ood["method"]) == {"avici"}
     assert set(ood["factor"]) == {

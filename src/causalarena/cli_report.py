@@ -240,12 +240,13 @@ def run_report(args: argparse.Namespace) -> int:
             missing = sorted(set(refs) - set(refs_here))
             if missing:
                 print(
-                    f"OOD reference group without {missing} (not in the predictions)",
+                    f"OOD reference group without {', '.join(missing)} (not in the predictions)",
                     file=sys.stderr,
                 )
         else:
             why = (
-                f"no predictions of a method with audited priors ({sorted(priors.audited())})"
+                "no predictions of a method with audited priors "
+                f"({', '.join(sorted(priors.audited()))})"
                 if not audited
                 else f"no reference method ({', '.join(refs)}) in the predictions"
             )

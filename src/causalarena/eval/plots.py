@@ -75,6 +75,10 @@ MAX_ANNOTATED = 20
 #: Most tick labels on a heatmap axis; longer axes label every k-th row or column.
 MAX_TICK_LABELS = 40
 
+#: Most curves :func:`plot_metric_vs_d` draws; with more methods it draws those with the highest
+#: mean over ``d`` and says so in its title (250 legend entries collapse the axes to nothing).
+MAX_CURVES = 20
+
 
 def _label_ticks(ax, axis: str, labels: list[str], **kw) -> None:
     """Tick labels on a heatmap axis, thinned to at most :data:`MAX_TICK_LABELS`."""
@@ -225,6 +229,9 @@ def plot_metric_vs_d(
 ) -> Path:
     """One curve per method of a metric against the dimension ``d`` (paper Fig. 11).
 
+    With more than :data:`MAX_CURVES` methods only the :data:`MAX_CURVES` with the highest
+    mean over the ``d`` columns are drawn (ties by name) and the title says so.
+
     Parameters
     ----------
     table : pandas.DataFrame
@@ -248,6 +255,14 @@ def plot_metric_vs_d(
     xs = np.asarray(table.columns, dtype=float)
     markers = "osD^v<>pP*Xh"
     colors = _method_colors(table.index)
+    n_methods = len(table)
+    if n_methods > MAX_CURVES:
+        best = (
+            pd.DataFrame({"mean": table.mean(axis=1).to_numpy(), "name": table.index.astype(str)})
+            .sort_values(["mean", "name"], ascending=[False, True], na_position="last")
+            .index[:MAX_CURVES]
+        )
+        table = table.iloc[np.sort(best.to_numpy())]
     for i, (method, row) in enumerate(table.iterrows()):
         color = colors[str(method)]
         ys = row.to_numpy(dtype=float)
@@ -258,7 +273,8 @@ def plot_metric_vs_d(
     ax.set_ylabel(f"mean {_label(metric)}")
     if metric in ("f1", "precision", "recall", "auroc", "ap"):
         ax.set_ylim(0, 1)
-    ax.set_title(f"{_label(metric)} against dimension")
+    shown = f" ({MAX_CURVES} best of {n_methods} methods)" if n_methods > MAX_CURVES else ""
+    ax.set_title(f"{_label(metric)} against dimension{shown}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     return _save(fig, path, metadata)
@@ -852,6 +868,14 @@ def plot_metric_vs_n(
     xs = np.asarray(table.columns, dtype=float)
     markers = "osD^v<>pP*Xh"
     colors = _method_colors(table.index)
+    n_methods = len(table)
+    if n_methods > MAX_CURVES:
+        best = (
+            pd.DataFrame({"mean": table.mean(axis=1).to_numpy(), "name": table.index.astype(str)})
+            .sort_values(["mean", "name"], ascending=[False, True], na_position="last")
+            .index[:MAX_CURVES]
+        )
+        table = table.iloc[np.sort(best.to_numpy())]
     last = table.iloc[:, -1].sort_values(ascending=False, na_position="last").index
     for i, method in enumerate(last):
         ys = table.loc[method].to_numpy(dtype=float)
