@@ -82,8 +82,10 @@ class Table:
 
 
 def _stream(seed: int | np.random.SeedSequence, *key: int) -> np.random.Generator:
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key))
+    if isinstance(seed, np.random.SeedSequence):
+        child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *key))
+    else:  # SeedSequence(seed) holds entropy=seed and no spawn key: skip building it
+        child = np.random.SeedSequence(seed, spawn_key=key)
     return np.random.default_rng(child)
 
 
@@ -494,7 +496,8 @@ def _sweep(
     variables = spec.variables
     d = len(variables)
     X = np.empty((n, d), dtype=np.float64)
-    info: dict[str, Any] = {"natural": {}, "calibration": {}}
+    # "rows": each targeted column's intervened rows (reused by sample()'s diagnostics)
+    info: dict[str, Any] = {"natural": {}, "calibration": {}, "rows": {}}
     # dependent root blocks: copula uniforms, one stream per block
     block_u = [
         _dependency(block.kind).uniforms(block.params, n, _stream(seed, _S_ROOTBLOCK, b))
@@ -561,7 +564,7 @@ def _sweep(
         if targeted[j] and modes is not None:
             x = _intervene_modes(c, j, x, X, n, n_obs, seed, mask, modes, values_rng, info)
         elif targeted[j]:
-            rows = np.flatnonzero(mask[:, j])
+            rows = info["rows"][j] = np.flatnonzero(mask[:, j])
             info["natural"][j] = x[rows].copy()
             rule = iv.value_rule
             if rule.kind == "fixed":
@@ -607,7 +610,7 @@ def _intervene_modes(
     """
     v = c.spec.variables[j]
     iv = c.spec.intervention
-    rows = np.flatnonzero(mask[:, j])
+    rows = info["rows"][j] = np.flatnonzero(mask[:, j])
     info["natural"][j] = x[rows].copy()
     m = modes[rows, j]
     baseline = x[:n_obs]
@@ -846,7 +849,9 @@ def sample(
     if n_int > 0:
         per_target = {}
         for j in c.target_idx:
-            rows = np.flatnonzero(mask[:, j])
+            rows = info["rows"].get(j)  # the sweep's, else the column has no do-rows
+            if rows is None:
+                rows = np.flatnonzero(mask[:, j])
             nat = info["natural"].get(j, np.empty(0))
             # np.isclose(rtol=0, atol=1e-12) on finite values (both are checked finite), cheaper
             changed = int(np.count_nonzero(np.abs(X[rows, j] - nat) > 1e-12)) if rows.size else 0
