@@ -450,12 +450,15 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}"[:90]
 
 
-def setup(A, W) -> tuple[dict, dict]:
+def setup(A, W, skip_peers: bool = False) -> tuple[dict, dict]:
     """Build every generator for every workload; returns (runners, reasons)."""
     runners: dict = {}
     reasons: dict = {}
     for name, factory in METHODS.items():
         for wl in WORKLOADS:
+            if skip_peers and name in PEERS:
+                reasons[(name, wl)] = "skipped (--skip-peers)"
+                continue
             try:
                 fn = factory(A, W, *wl)
                 fn(10**6)  # warm-up: imports, caches, first-call costs
@@ -498,6 +501,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.3, help="CPU-seconds per measurement")
+    ap.add_argument(
+        "--skip-peers",
+        action="store_true",
+        help="only causalarena.sample, the numpy reference and the floors (a quicker run)",
+    )
     args = ap.parse_args(argv)
 
     from threadpoolctl import threadpool_limits
@@ -516,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
 
     A, W = er_dag(D, DEGREE, seed=0)
     load_before = os.getloadavg()[0]
-    runners, reasons = setup(A, W)
+    runners, reasons = setup(A, W, skip_peers=args.skip_peers)
     rates: dict = {key: [] for key in runners}
     ratios: dict = {}
     keys = list(runners)

@@ -244,7 +244,12 @@ def _node_streams(seed: int | np.random.SeedSequence, d: int):
     words = _node_words(seed, d)
     if words is None:
         return lambda j: _stream(seed, _S_NODE, j)
-    return lambda j: np.random.Generator(np.random.PCG64(_Words(words[j])))
+    rows = list(words)  # one (4,) view per node, made once
+
+    def node(j: int, rows=rows, gen=np.random.Generator, pcg=np.random.PCG64, w=_Words):
+        return gen(pcg(w(rows[j])))
+
+    return node
 
 
 @dataclass
