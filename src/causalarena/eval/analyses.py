@@ -150,15 +150,23 @@ def _check_factor(factor: str, frame: pd.DataFrame) -> None:
         )
 
 
+_LISTLIKE = (list, tuple, set, frozenset, np.ndarray)  # a tuple: isinstance is faster than a union
+
+
 def _is_listlike(value: Any) -> bool:
-    return isinstance(value, list | tuple | set | frozenset | np.ndarray)
+    return isinstance(value, _LISTLIKE)
+
+
+def _cols(*names: str) -> list[str]:
+    """``names`` without repeats, in order (a column list for a narrow copy of a frame)."""
+    return list(dict.fromkeys(names))
 
 
 def _explode(frame: pd.DataFrame, factor: str) -> pd.DataFrame:
     """One row per (instance, category); list cells are expanded, empty lists dropped."""
     col = frame[factor]
     vals = col.to_numpy(dtype=object)  # one pass in C, not a Series.map per cell
-    listy = [_is_listlike(v) for v in vals]
+    listy = [isinstance(v, _LISTLIKE) for v in vals]
     if any(listy):
         cells = [list(v) if t else [v] for v, t in zip(vals, listy, strict=True)]
         out = frame.assign(**{factor: pd.Series(cells, index=frame.index, dtype=object)})
@@ -314,7 +322,7 @@ def slice_means(scores: pd.DataFrame, factor: str, metric: str = "f1") -> pd.Dat
     inst = _as_instances(scores)
     _check_metric(metric, inst)
     _check_factor(factor, inst)
-    long = _explode(inst, factor)
+    long = _explode(inst[_cols("method", factor, metric)], factor)  # only what is used
     table = long.pivot_table(index="method", columns=factor, values=metric, aggfunc="mean")
     methods = _sorted_categories(inst["method"])
     cats = _sorted_categories(long[factor])
@@ -354,7 +362,8 @@ def slice_table(
     if metrics is None:
         metrics = [m for m in METRICS if m in inst.columns]
     cols = list(metrics) + (["runtime_s"] if "runtime_s" in inst.columns else [])
-    long = _explode(inst, factor).assign(_scored=lambda f: f["n_ok"] > 0)
+    keep = _cols("method", factor, "n_ok", "coverage", *cols)
+    long = _explode(inst[keep], factor).assign(_scored=lambda f: f["n_ok"] > 0)
     g = long.groupby(["method", factor], sort=True)
     out = g[cols].mean()
     out.insert(0, "coverage", g["coverage"].mean())
@@ -1848,7 +1857,7 @@ def control_flags(
     _check_factor(factor, inst)
     cols = ["factor", "control", "reference", "metric", "n", "control_mean", "reference_mean"]
     rows = []
-    inst = _explode(inst, factor)
+    inst = _explode(inst[_cols("method", "config", "scm_id", factor, metric)], factor)
     ref = inst[inst["method"] == reference].set_index(["config", "scm_id", factor])[metric]
     for c in controls:
         ctl = inst[inst["method"] == c].set_index(["config", "scm_id", factor])[metric]
