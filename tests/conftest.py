@@ -1,4 +1,4 @@
-"""Shared fixtures: offline Hugging Face caches and one mini build per test session."""
+"""Shared fixtures: offline Hugging Face caches and one mini build per suite per test run."""
 
 from __future__ import annotations
 
@@ -23,12 +23,46 @@ def _hf_cache(tmp_path_factory):
     mp.undo()
 
 
-@pytest.fixture(scope="session")
-def mini_release(tmp_path_factory):
-    """The mini scale of arena-synthetic, built once with one worker."""
+def _shared_build(request, tmp_path_factory, suite: str):
+    """``suite`` at the mini scale, built once per test run with one worker.
+
+    Under pytest-xdist (``make test`` runs two workers) the first worker to ask builds it in
+    the run's common temporary folder while holding a file lock; the others wait and reuse it.
+    The result is read-only: a test that edits or tampers with a release copies it first.
+    """
     from causalarena.release.engine import build
 
-    return build("arena-synthetic", scale="mini", out=tmp_path_factory.mktemp("rel1"), quiet=True)
+    name = suite.replace("-", "_")
+    if not hasattr(request.config, "workerinput"):  # not under xdist: a plain session build
+        return build(suite, scale="mini", out=tmp_path_factory.mktemp(name), quiet=True)
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp().parent
+    out, done = root / name, root / f"{name}.done"
+    with FileLock(str(root / f"{name}.lock")):
+        if not done.is_file():
+            build(suite, scale="mini", out=out, quiet=True)
+            done.write_text("built\n")
+    return out
+
+
+@pytest.fixture(scope="session")
+def mini_release(request, tmp_path_factory):
+    """The mini scale of arena-synthetic, built once with one worker (read-only)."""
+    return _shared_build(request, tmp_path_factory, "arena-synthetic")
+
+
+@pytest.fixture(scope="session")
+def formula_release(request, tmp_path_factory):
+    """The mini scale of arena-formula (every public formula scenario, each through the
+    release gate in its unit), built once per run (read-only)."""
+    return _shared_build(request, tmp_path_factory, "arena-formula")
+
+
+@pytest.fixture(scope="session")
+def semantic_release(request, tmp_path_factory):
+    """The mini scale of arena-semantic, built once per run (read-only)."""
+    return _shared_build(request, tmp_path_factory, "arena-semantic")
 
 
 def shard_of(folder, config: str, graph_family: str, d: int):

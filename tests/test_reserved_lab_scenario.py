@@ -137,11 +137,13 @@ def _data_shas(folder):
 
 
 @pytest.fixture(scope="module")
-def formula(tmp_path_factory, keys):
+def formula(tmp_path_factory, keys, formula_release):
     root = tmp_path_factory.mktemp("formula")
     private = _private_folder(root / "private", "formula")
     mp = pytest.MonkeyPatch()
-    rel = engine.build("arena-formula", scale="mini", out=root / "rel", quiet=True)
+    # a copy of the session-wide public build (made without any private folder), frozen here
+    rel = root / "rel"
+    shutil.copytree(formula_release, rel)
     public = _data_shas(rel)
     with pytest.raises(ReleaseError, match=RESERVED_ENV):  # no private folder: refused
         freeze(rel, "0.1.0", reserved_key=keys[0])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -12,7 +14,7 @@ from causalarena.cli import main
 from causalarena.generator.sample import sample
 from causalarena.generator.scenario import expressions as ex
 from causalarena.generator.scenario.compile import compile_scenario, formula_of
-from causalarena.generator.scenario.gate import check_pool, check_scenario
+from causalarena.generator.scenario.gate import check_file, check_pool, check_scenario
 from causalarena.generator.scenario.pool import scenario_files
 from causalarena.generator.scenario.schema import (
     ScenarioError,
@@ -389,14 +391,59 @@ def test_size_families_and_review_rules():
 # ------------------------------------------------------------------ the shipped pool
 
 
-def test_every_shipped_scenario_passes_the_gate_and_the_pool_rules():
+def test_every_shipped_scenario_passes_the_gate_and_the_pool_rules(
+    semantic_release, formula_release
+):
+    """The full gate (with its stress samples) of every shipped file runs once per test run,
+    in the units of the session-wide mini builds of both families (conftest): a unit refuses
+    a scenario with a blocking finding (test_a_build_unit_runs_the_gate_and_refuses_a_blocking
+    _finding below), so each build having finished with every file in its manifest means
+    every file passed ``check_scenario``.  The pool rules read only the structure
+    (``check_file(data=False)``), so they are checked here on the whole pool of both families.
+    """
     files = scenario_files()
     assert {f.parent.parent.parent.name for f in files} == {"semantic", "formula"}
-    scs = [load_scenario(f) for f in files]
-    reps = [check_scenario(s, str(f)) for s, f in zip(scs, files, strict=True)]
-    for r in reps:
+    for kind, rel in (("semantic", semantic_release), ("formula", formula_release)):
+        man = json.loads((rel / "manifest.json").read_text())
+        names = [f"{f.parent.name}/{f.stem}" for f in files if f.parents[2].name == kind]
+        assert man["definition"]["public"] == names and names
+        shipped = sorted(r["scenario"] for r in pq.read_table(rel / f"data/{kind}-obs").to_pylist())
+        assert shipped == sorted(n.split("/")[1] for n in names)
+    checked = [check_file(f, data=False) for f in files]
+    for r, _ in checked:
         assert not r.blocking, [f.line() for f in r.blocking]
-    assert not [f for f in check_pool(reps, scs) if f.blocking]
+    assert not [
+        f for f in check_pool([r for r, _ in checked], [s for _, s in checked]) if f.blocking
+    ]
+
+
+def test_a_build_unit_runs_the_gate_and_refuses_a_blocking_finding(wildfire, monkeypatch):
+    """What makes the shared builds above a gate of every shipped file: ``run_unit`` gates
+    its scenario with the full ``check_scenario`` and refuses a blocking finding."""
+    from causalarena.errors import AuditError
+    from causalarena.generator.scenario import family as fam
+    from causalarena.generator.scenario import gate
+
+    d = copy.deepcopy(wildfire)
+    _var(d, "hours_outdoors")["mechanism"]["terms"]["n95_program"] = 0.2  # hidden parent
+    bad = parse_scenario(d)
+    unit = next(
+        u
+        for u in fam.units("arena-semantic", "mini")
+        if u.params["name"].endswith("/wildfire_smoke_shelter")
+    )
+    seen, real = [], gate.check_scenario
+
+    def spy(sc, file=None, **kw):
+        seen.append((sc.id, kw.get("data", True)))
+        return real(bad, file, **kw)
+
+    monkeypatch.setattr(gate, "check_scenario", spy)
+    with pytest.raises(
+        AuditError, match="wildfire_smoke_shelter fails the release gate: .*hidden_parent"
+    ):
+        fam.run_unit(unit)
+    assert seen == [("wildfire_smoke_shelter", True)]
 
 
 def test_gate_is_deterministic(baro):

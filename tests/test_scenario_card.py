@@ -92,11 +92,7 @@ def test_no_rows_no_sections():
     assert card_sections({"semantic-obs": _table([])}) == []
 
 
-@pytest.fixture(scope="module")
-def formula_release(tmp_path_factory):
-    from causalarena.release.engine import build
-
-    return build("arena-formula", scale="mini", out=tmp_path_factory.mktemp("f") / "r", quiet=True)
+# formula_release: the session-wide mini build of arena-formula (tests/conftest.py)
 
 
 def test_built_card_shows_domains_and_mix_matching_pool_stats(formula_release):

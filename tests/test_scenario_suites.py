@@ -21,8 +21,8 @@ def _shards(folder):
 
 
 @pytest.mark.parametrize("kind", ["semantic", "formula"])
-def test_scenario_suite_builds_public_half_with_scenario_columns(tmp_path, kind):
-    out = build(f"arena-{kind}", scale="mini", out=tmp_path / "a", quiet=True)
+def test_scenario_suite_builds_public_half_with_scenario_columns(request, kind):
+    out = request.getfixturevalue(f"{kind}_release")  # session-wide mini build (conftest)
     names = pool(kind)
     public = public_names(f"arena-{kind}")
     assert public == names  # the repository's files are the public half (reserved: private)
