@@ -1,6 +1,7 @@
 """Benchmark: SCM generation against peer simulators, all measured in one run (issue 13 §4).
 
-Run with ``make bench`` (or ``python bench/bench_generate.py [--rounds 5 --min-time 0.3]``).
+Run with ``make bench`` (or ``python bench/bench_generate.py [--rounds 5 --min-time 0.3]
+[--skip-peers]``; the last measures only causalarena, the numpy reference and the floors).
 
 Workloads, the same for every generator: one DAG with d = 50 nodes drawn as an Erdos-Renyi
 graph with expected degree 4 (edge probability 4 / (d - 1), ~100 edges, fixed seed), n = 1,000
