@@ -39,9 +39,10 @@ BLOCKED = sorted(
 def scored(mini_release, tmp_path_factory):
     """Predictions for ``mini_release``: the truth for 3 instances, the empty graph for 1."""
     from causalarena.eval.predictions import prediction_table
-    from causalarena.eval.score import read_truth
+    from causalarena.eval.score import read_truth, release_provenance
 
     truth = read_truth(mini_release, CONFIG)
+    prov = release_provenance(mini_release)
     ids = sorted(truth)[:4]
     rows = [
         {
@@ -50,6 +51,7 @@ def scored(mini_release, tmp_path_factory):
             "method": "m",
             "status": "ok",
             "graph_type": "dag",
+            **prov,
             "adjacency": np.asarray(truth[i]["adjacency"], dtype=np.int8)
             if k < 3
             else np.zeros_like(truth[i]["adjacency"], dtype=np.int8),

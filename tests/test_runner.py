@@ -89,7 +89,9 @@ def test_scores_join_truth_and_refuse_unknown_ids(mini_release, tmp_path, plugin
         if t["d"] == 10
     ][:2]
     from causalarena.eval.predictions import prediction_table
+    from causalarena.eval.score import release_provenance
 
+    prov = release_provenance(mini_release)
     rows = []
     for t, A in (
         (truth[0], np.array(truth[0]["adjacency"])),
@@ -103,10 +105,13 @@ def test_scores_join_truth_and_refuse_unknown_ids(mini_release, tmp_path, plugin
                 "status": "ok",
                 "adjacency": A.astype(np.int8),
                 "graph_type": "dag",
+                **prov,
             }
         )
     nope = {
+        **prov,
         "instance_id": "nope",
+        "config": "synthetic-obs",
         "method": "oracle",
         "status": "ok",
         "adjacency": np.zeros((3, 3), np.int8),

@@ -18,13 +18,22 @@ from causalarena.cli import main
 from causalarena.eval import analyses as an
 from causalarena.eval.metrics import score_graph
 from causalarena.eval.predictions import prediction_table
-from causalarena.eval.score import ScoreError, read_truth, score_file, score_predictions
+from causalarena.eval.score import (
+    ScoreError,
+    read_truth,
+    release_provenance,
+    score_file,
+    score_predictions,
+)
 
 CONFIG = "synthetic-obs"
+#: release_version and manifest_sha256 of mini_release (set by the truth fixture)
+PROV: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
 def truth(mini_release):
+    PROV.update(release_provenance(mini_release))
     return read_truth(mini_release, CONFIG)
 
 
@@ -36,6 +45,7 @@ def _row(iid, adj, method="m", **kw):
         "status": "ok",
         "graph_type": "dag",
         "adjacency": None if adj is None else np.asarray(adj, dtype=np.int8),
+        **PROV,
         **kw,
     }
 
@@ -145,7 +155,7 @@ def test_other_release_is_refused_and_provenance_comes_from_the_release(
     _write(tmp_path / "p", "m", [_row(iid, adj, manifest_sha256="0" * 64)])
     with pytest.raises(ScoreError, match="column manifest_sha256 names another release"):
         score_predictions(mini_release, tmp_path / "p")
-    _write(tmp_path / "p", "m", [_row(iid, adj)])  # no provenance on the rows
+    _write(tmp_path / "p", "m", [_row(iid, adj)])  # the rows name this release
     s = score_predictions(mini_release, tmp_path / "p", sid=False)
     m = json.loads((mini_release / "manifest.json").read_text())
     assert set(s.release_version) == {f"{m['suite']}@{m['version']}"}
@@ -153,6 +163,89 @@ def test_other_release_is_refused_and_provenance_comes_from_the_release(
 
     sha = hashlib.sha256((mini_release / "manifest.json").read_bytes()).hexdigest()
     assert set(s.manifest_sha256) == {sha}
+
+
+@pytest.mark.parametrize("col", ["release_version", "manifest_sha256"])
+def test_predictions_without_provenance_are_refused(mini_release, truth, tmp_path, capsys, col):
+    """The schema requires both provenance columns: a file that lost one (or has an empty
+    value) cannot be shown to predict this release and is refused, naming file and column."""
+    ids = _small(truth, 2)
+    path = _write(tmp_path / "p", "m", [_row(i, truth[i]["adjacency"]) for i in ids])
+    dropped = pq.read_table(path).drop_columns([col])
+    pq.write_table(dropped, path)
+    for run in (
+        [
+            "report",
+            str(tmp_path / "p"),
+            "--release",
+            str(mini_release),
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        ["score", str(tmp_path / "p"), "--release", str(mini_release), "--no-sid"],
+        ["score", str(path), "--release", str(mini_release), "--no-sid"],
+    ):
+        assert main(run) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: required column {col} is missing (columns found: instance_id," in err
+        assert "Traceback" not in err and "[" not in err and "PosixPath" not in err
+    assert not (tmp_path / "r").exists()
+    _write(tmp_path / "p", "m", [_row(ids[0], truth[ids[0]]["adjacency"], **{col: None})])
+    with pytest.raises(ScoreError) as info:
+        score_predictions(mini_release, tmp_path / "p", sid=False)
+    assert str(info.value) == (
+        f"{path}: column {col} is empty in row 0 (instance {ids[0]}); every row names the "
+        f"release it predicts, here {col} = {PROV[col]} "
+        "(causalarena.eval.score.release_provenance gives both values)"
+    )
+
+
+def test_relabelled_method_or_config_rows_are_refused(mini_release, truth, tmp_path, capsys):
+    """A file holds one method's predictions for the config of its folder; rows relabelled
+    with another method or config are refused, naming file, column and value."""
+    a, b = _small(truth, 2)
+    A, B = truth[a]["adjacency"], truth[b]["adjacency"]
+    pred = tmp_path / "p"
+    path = _write(pred, "pc", [_row(a, A, "pc"), _row(b, B, "ges")])
+    for run in (
+        ["report", str(pred), "--release", str(mini_release), "--out", str(tmp_path / "r")],
+        ["score", str(pred), "--release", str(mini_release), "--no-sid"],
+        ["score", str(path), "--release", str(mini_release), "--no-sid"],
+    ):
+        assert main(run) == 2
+        err = capsys.readouterr().err
+        assert (
+            f"{path}: column method has value ges in row 1 but pc in row 0; a predictions "
+            "file holds one method"
+        ) in err
+        assert "Traceback" not in err and "['" not in err
+    _write(pred, "pc", [_row(a, A, "pc"), _row(b, B, "pc", config="synthetic-obsint")])
+    with pytest.raises(ScoreError) as info:
+        score_predictions(mini_release, pred, sid=False)
+    assert str(info.value) == (
+        f"{path}: column config has value synthetic-obsint in row 1 but synthetic-obs in "
+        "row 0; a predictions file holds one config"
+    )
+    # every row relabelled: constant, but not the config of the folder it sits in
+    obsint = [_row(i, t, "pc", config="synthetic-obsint") for i, t in ((a, A), (b, B))]
+    _write(pred, "pc", obsint)
+    assert main(["score", str(pred), "--release", str(mini_release), "--no-sid"]) == 2
+    assert (
+        f"{path}: column config has value synthetic-obsint, but the file is scored as config "
+        "synthetic-obs (its folder); predictions refused"
+    ) in capsys.readouterr().err
+    _write(pred, "pc", [_row(a, A, "pc"), _row(b, B, "pc")])
+    cmd = ["score", str(path), "--release", str(mini_release), "--no-sid"]
+    assert main([*cmd, "--config", "synthetic-obsint"]) == 2
+    assert (
+        f"{path}: column config has value synthetic-obs, but the file is scored as config "
+        "synthetic-obsint (--config); predictions refused"
+    ) in capsys.readouterr().err
+    _write(pred, "pc", [_row(a, A, "pc"), _row(b, B, "pc", config=None)])
+    with pytest.raises(ScoreError, match=r"pc\.parquet: column config is empty in row 1$"):
+        score_predictions(mini_release, pred, sid=False)
+    _write(pred, "pc", [_row(a, A, "pc"), _row(b, B, "pc")])
+    assert len(score_predictions(mini_release, pred, sid=False)) == 50
 
 
 def test_tampered_truth_shard_is_refused(mini_release, truth, tmp_path):
@@ -186,6 +279,9 @@ def test_bad_files_name_file_column_and_value(mini_release, truth, tmp_path):
         score_predictions(mini_release, tmp_path / "p")
     assert str(info.value).startswith(f"{path}: required column instance_id is missing")
     df["instance_id"] = [iid]
+    df["config"] = [CONFIG]
+    df["release_version"] = [PROV["release_version"]]
+    df["manifest_sha256"] = [PROV["manifest_sha256"]]
     df["status"] = ["done"]
     df.to_parquet(path)
     with pytest.raises(ScoreError) as info:

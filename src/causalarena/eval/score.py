@@ -11,7 +11,11 @@ Rules (issue 10 section 1)
   ``manifest.json`` (listed files present, size and sha256 equal, no unlisted shard) before
   any truth is read; a mismatch is a :class:`ScoreError` naming the file.  The provenance
   columns ``release_version`` (``<suite>@<version>``) and ``manifest_sha256`` come from that
-  release, never from the prediction rows; a file whose rows name another release is refused.
+  release, never from the prediction rows; a file whose rows name another release, or lack
+  the provenance columns or values, is refused.
+* **One method and config per file.**  Every row of a file has the method of its first row and
+  the config of the folder it sits in (:func:`score_file`: ``config``, else the column); a
+  relabelled row is refused.  One method may be split over several files.
 * **One submission per method and config, every instance once.**  A file (or two files of the
   same method and config) repeating an instance id is refused, never averaged like
   replicates.
@@ -79,8 +83,17 @@ METRICS = SCORE_METRICS
 SCORE_STATUSES = (*STATUSES, "missing")
 #: Statuses scored with the fallback (the empty graph) in the main ranking.
 FALLBACK_STATUSES = ("missing", "failed", "timeout", "invalid")
-#: Columns a predictions file must have (the others of the schema are optional).
-REQUIRED_COLUMNS = ("instance_id", "method", "status", "adjacency")
+#: Columns a predictions file must have (the others of the schema are optional): the row's
+#: identity and outcome, and the provenance that must match the release it is scored against.
+REQUIRED_COLUMNS = (
+    "instance_id",
+    "config",
+    "method",
+    "status",
+    "adjacency",
+    "release_version",
+    "manifest_sha256",
+)
 TRUTH_COLUMNS = [
     "instance_id",
     "scm_id",
@@ -245,9 +258,10 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
     ------
     ScoreError
         The file cannot be read as Parquet, lacks a required column
-        (:data:`REQUIRED_COLUMNS`), has an empty ``instance_id`` or ``method``, an unknown
-        ``status`` or an invalid ``pretraining_disclosure``; the message names the file, the
-        column and the value.
+        (:data:`REQUIRED_COLUMNS`), has an empty ``instance_id``, ``config`` or ``method``,
+        more than one ``method`` or ``config`` (a file holds one method's predictions for one
+        config), an unknown ``status`` or an invalid ``pretraining_disclosure``; the message
+        names the file, the column and the value.
     """
     path = Path(path)
     try:
@@ -260,11 +274,20 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
                 f"{path}: required column {col} is missing (columns found: "
                 f"{', '.join(map(str, df.columns)) or 'none'})"
             )
-    for col in ("instance_id", "method"):
+    for col in ("instance_id", "config", "method"):
         empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
         if empty.any():
             k = int(np.flatnonzero(empty.to_numpy())[0])
             raise ScoreError(f"{path}: column {col} is empty in row {k}")
+    for col in ("method", "config"):  # one method and one config per file
+        vals = df[col].astype(str)
+        other = np.flatnonzero((vals != vals.iloc[0]).to_numpy()) if len(vals) else []
+        if len(other):
+            k = int(other[0])
+            raise ScoreError(
+                f"{path}: column {col} has value {vals.iloc[k]} in row {k} but "
+                f"{vals.iloc[0]} in row 0; a predictions file holds one {col}"
+            )
     bad = ~df["status"].isin(STATUSES)
     if bad.any():
         k = int(np.flatnonzero(bad.to_numpy())[0])
@@ -294,16 +317,35 @@ def _show(v: Any) -> str:
 
 
 def _check_provenance(df: pd.DataFrame, path: Path, prov: dict[str, str]) -> None:
+    """Every row must name the release it is scored against (columns checked present by
+    :func:`read_predictions`); an empty value is refused like another release's."""
     for col in ("release_version", "manifest_sha256"):
-        if col not in df.columns:
-            continue
-        vals = {str(v) for v in df[col] if v is not None and not pd.isna(v)}
+        empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
+        if empty.any():
+            k = int(np.flatnonzero(empty.to_numpy())[0])
+            raise ScoreError(
+                f"{path}: column {col} is empty in row {k} (instance {df['instance_id'].iloc[k]}); "
+                f"every row names the release it predicts, here {col} = {prov[col]} "
+                "(causalarena.eval.score.release_provenance gives both values)"
+            )
+        vals = {str(v) for v in df[col]}
         other = sorted(vals - {prov[col]})
         if other:
             raise ScoreError(
                 f"{path}: column {col} names another release ({other[0]}; this release is "
                 f"{prov[col]}); predictions refused, score them against their own release"
             )
+
+
+def _check_config(df: pd.DataFrame, path: Path, config: str, why: str) -> None:
+    """Refuse a file whose ``config`` column (one value, :func:`read_predictions`) is not the
+    config it is scored as (``why`` says where that config comes from)."""
+    got = str(df["config"].iloc[0]) if len(df) else config
+    if got != config:
+        raise ScoreError(
+            f"{path}: column config has value {got}, but the file is scored as config "
+            f"{config} ({why}); predictions refused"
+        )
 
 
 def _check_known(df: pd.DataFrame, path: Path, known: set, config: str) -> None:
@@ -561,8 +603,10 @@ def _score_submissions(
     sid: bool | str,
     max_d: int | None = None,
     replicates: Iterable[int] | None = None,
+    config_from: str = "its folder",
 ) -> pd.DataFrame:
-    """Score ``(config, files, where)`` submissions (``where`` names them in errors)."""
+    """Score ``(config, files, where)`` submissions (``where`` names them in errors;
+    ``config_from`` says where the config came from)."""
     prov = release_provenance(release)
     jobs: dict[str, pd.DataFrame] = {}
     caches: dict[str, _TruthCache] = {}
@@ -584,6 +628,7 @@ def _score_submissions(
             if df.empty:
                 raise ScoreError(f"{f}: holds no prediction rows; nothing to score")
             _check_provenance(df, f, prov)
+            _check_config(df, f, config, config_from)
             _check_duplicates(df, str(f))
             _check_known(df, f, known, config)
             if larger:
@@ -692,8 +737,9 @@ def score_file(
 ) -> pd.DataFrame:
     """Score one external predictions file (``causalarena score PRED --release DIR``).
 
-    The config is ``config``, else the file's ``config`` column (one value), else the name
-    of the folder holding the file.  Same rules and columns as :func:`score_predictions`.
+    The config is ``config``, else the file's ``config`` column (one value; a file holds one
+    config); with ``config`` given, the column must name it.  Same rules and columns as
+    :func:`score_predictions`.
 
     Raises
     ------
@@ -705,17 +751,18 @@ def score_file(
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such predictions file")
     df = read_predictions(path)
+    why = "--config" if config is not None else "its config column"
     if config is None:
-        vals = sorted({str(v) for v in df.get("config", pd.Series(dtype=object)).dropna()})
-        if len(vals) > 1:
-            raise ScoreError(
-                f"{path}: column config has several values ({', '.join(vals)}); pass --config"
-            )
-        config = vals[0] if vals else path.parent.name
+        config = str(df["config"].iloc[0]) if len(df) else path.parent.name
     if not (Path(release) / "data" / config).is_dir():
         raise ScoreError(f"{path}: config {config} is not a config of the release {release}")
     return _score_submissions(
-        Path(release), [(config, [path], path)], workers=workers, sid=sid, max_d=max_d
+        Path(release),
+        [(config, [path], path)],
+        workers=workers,
+        sid=sid,
+        max_d=max_d,
+        config_from=why,
     )
 
 
