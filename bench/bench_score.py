@@ -29,6 +29,23 @@ Rows 1-4 pass the truth's CPDAG (``true_cpdag=``, computed once per instance as 
 does) and use ``threadpool_limits(1)``: single-core numbers.  When the installed scorer lacks an
 option (``sid=``, ``pattern=``, ``workers=``) the row says so instead of a number, so the
 same script measured the code before the change.
+
+Last runs on 2 shared cores (``--release release-mini --repeat 50``; CPU-s = user + system):
+
+==============================================  ====================  ====================
+row                                             before (load 0.1)     after (load 2.4-6.7)
+==============================================  ====================  ====================
+SID + CPDAG SID bounds, per instance            38/s                  76/s (149/CPU-s)
+SID without bounds                              317/s                 104/s (203/CPU-s)
+``sid=False``                                   1,126/s               367/s (883/CPU-s)
+report, 5,000 rows: score_predictions           32.5 s (52.1 CPU-s)   112.9 s (55.1 CPU-s)
+report, 5,000 rows: write_report                24.5 s (28.2 CPU-s)   46.6 s (27.0 CPU-s)
+==============================================  ====================  ====================
+
+The after column ran while other jobs loaded the machine (load 6.7 at the end), which inflates
+wall and CPU time alike; compare rates within one run (the ratio column).  After the bounds
+change the seeded-orientation SID (one ``gadjid.sid`` call, about 3 ms at d = 100) is the
+largest part of scoring.
 """
 
 from __future__ import annotations
