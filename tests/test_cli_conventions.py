@@ -388,6 +388,17 @@ def test_report_json_and_bad_run_record(mini_release, tmp_path, capsys):
     argv = ["run", str(mini_release), "--config", "synthetic-obs", "--methods", "random-regress"]
     assert cli.main([*argv, "--max-d", "10", "--out", str(pred), "-q"]) == 0
     capsys.readouterr()
+    # score says, like report, that the run covered a subset the scores do not keep to
+    score = ["score", str(pred), "--release", str(mini_release), "--no-sid", "--workers", "1"]
+    assert cli.main(score) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        f"note: every run in {pred} used --max-d 10 (run.json); the scores cover the whole "
+        "config, so the other instances score as missing (the empty graph). Pass --max-d 10 "
+        "to evaluate that subset.\n"
+    )
+    assert cli.main([*score, "--max-d", "10"]) == 0
+    assert "note:" not in capsys.readouterr().err
     out = tmp_path / "rep"
     argv = ["report", str(pred), "--out", str(out), "--max-d", "10", "--no-ood", "--json", "-q"]
     assert cli.main(argv) == 0

@@ -117,10 +117,17 @@ def run_runtime(args: argparse.Namespace) -> int:
     return 0
 
 
-def _note_run_subset(pred_dir: str, max_d: int | None, replicates: str | None) -> None:
+def _note_run_subset(
+    pred_dir: str,
+    max_d: int | None,
+    replicates: str | None,
+    what: str = "the report covers",
+    options: tuple[str, ...] = ("--max-d", "--replicates"),
+) -> None:
     """Say on stderr when every run of a folder used one ``--max-d``/``--replicates`` subset
     that the report is not restricted to (the other instances score as missing, empty-graph
-    fallback; the coverage rule of issue 10 §1)."""
+    fallback; the coverage rule of issue 10 §1).  ``what`` names the output (``causalarena
+    score``: "the scores cover"); ``options`` are the ones the command has."""
     from causalarena.safejson import loads
 
     try:
@@ -135,10 +142,15 @@ def _note_run_subset(pred_dir: str, max_d: int | None, replicates: str | None) -
         vals = {json_key(r.get(key)) for r in runs if isinstance(r, dict)}
         if len(vals) == 1 and None not in vals and given is None:
             (val,) = vals
+            advice = (
+                f"Pass {option} {val} to evaluate that subset."
+                if option in options
+                else f"causalarena report {option} {val} evaluates that subset."
+            )
             print(
-                f"note: every run in {pred_dir} used {option} {val} (run.json); the report covers "
+                f"note: every run in {pred_dir} used {option} {val} (run.json); {what} "
                 f"the whole config, so the other instances score as missing (the empty graph). "
-                f"Pass {option} {val} to evaluate that subset.",
+                + advice,
                 file=sys.stderr,
             )
 

@@ -76,6 +76,10 @@ def _run(args: argparse.Namespace) -> int:
         check_config(args.release, args.config)
     sid: bool | str = False if args.no_sid else ("no-bounds" if args.no_sid_bounds else True)
     pred = Path(args.pred)
+    if pred.is_dir() and not args.quiet:  # the same coverage note as report's
+        from causalarena.cli_report import _note_run_subset
+
+        _note_run_subset(str(pred), args.max_d, None, "the scores cover", ("--max-d",))
     if pred.is_dir():
         if args.config is not None:
             scores = score_predictions(
