@@ -178,3 +178,63 @@ def test_evaluate_rejects_bad_arguments(mini_release):
         causalarena.evaluate(42, release=mini_release, config="synthetic-obs")
     with pytest.raises(KeyError):
         causalarena.evaluate("no-such-method", release=mini_release, config="synthetic-obs")
+
+
+_SCRIPT = """\
+import numpy as np
+import causalarena
+
+
+def empty(X, mask, seed):
+    return np.zeros((X.shape[1], X.shape[1]), dtype=np.int8)
+
+
+def main():
+    board = causalarena.evaluate(
+        empty, release={release!r}, config="synthetic-obs", max_d=10, replicates=[0]
+    )
+    print("BOARD", len(board.scores), sorted(set(board.scores.status)))
+
+
+{call}
+"""
+
+
+@pytest.mark.parametrize(
+    "call, line",
+    [
+        ("main()", 16),
+        ('if __name__ != "x":\n    main()', 17),
+        ('if __name__ == "__main__":\n    main()', None),
+    ],
+)
+def test_evaluate_in_a_script_without_the_main_guard(mini_release, tmp_path, call, line):
+    """Isolated workers re-import the script: an unguarded call is refused before any worker
+    starts (it used to print a worker traceback, exit 0 and score every run as failed)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "myscript.py"
+    script.write_text(_SCRIPT.format(release=str(mini_release), call=call))
+    src = str(Path(causalarena.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600
+    )
+    if line is None:  # the guarded script runs and scores every instance
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert p.stdout.strip() == "BOARD 10 ['ok']"
+        return
+    assert p.returncode == 1 and "BOARD" not in p.stdout
+    last = p.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"causalarena.eval.evaluate.MainGuardError: {script}, line {line}: "
+        "causalarena.evaluate() is called at the top level of the script without an "
+        '`if __name__ == "__main__":` guard. Isolated workers start by re-importing the '
+        "script, which would call evaluate() again in every worker. Put the call under "
+        '`if __name__ == "__main__":`, or pass isolation="none" (runs in this process, '
+        "without the time and memory limits)."
+    )
+    assert "bootstrapping" not in p.stderr  # no worker was started

@@ -23,6 +23,8 @@ in ``causalarena run``.  Adjacency convention: ``A[i, j] = 1`` iff ``i -> j``.
 
 from __future__ import annotations
 
+import ast
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,7 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Leaderboard", "evaluate"]
+from causalarena.errors import CausalArenaError
+
+__all__ = ["Leaderboard", "MainGuardError", "evaluate"]
 
 ISOLATIONS = ("process", "none")
 
@@ -218,6 +222,71 @@ def _set_disclosure(path: Path, value: str) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# the main-module guard
+# ----------------------------------------------------------------------------------------------
+class MainGuardError(CausalArenaError, RuntimeError):
+    """``evaluate`` with isolated workers was called at the top level of a script without an
+    ``if __name__ == "__main__":`` guard (the message names the script and line)."""
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either order) as an ``if`` test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [x for x in sides if isinstance(x, ast.Name) and x.id == "__name__"]
+    mains = [x for x in sides if isinstance(x, ast.Constant) and x.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
+
+
+def unguarded_main_call() -> tuple[str, int] | None:
+    """``(script, line)`` when the caller runs at the top level of the ``__main__`` script
+    outside an ``if __name__ == "__main__":`` block, else None.
+
+    The isolated workers start from a fork server, which re-imports the ``__main__`` script
+    in every worker (the ``spawn``/``forkserver`` start methods, Python's "safe importing of
+    main module" rule); an unguarded call would run again there and the workers die during
+    their setup.  The top-level statement holding the call is found in the script's syntax
+    tree; scripts that cannot be read (interactive sessions, ``python -c``) are not checked.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path:
+        return None
+    frame, line = sys._getframe(1), None
+    while frame is not None:  # the outermost frame of the script's own top-level code
+        if frame.f_globals is main.__dict__ and frame.f_code.co_name == "<module>":
+            line = frame.f_lineno
+        frame = frame.f_back
+    if line is None:
+        return None
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for stmt in tree.body:
+        if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            guarded = isinstance(stmt, ast.If) and _is_main_test(stmt.test)
+            return None if guarded else (str(path), line)
+    return None
+
+
+def _check_main_guard() -> None:
+    where = unguarded_main_call()
+    if where is not None:
+        path, line = where
+        raise MainGuardError(
+            f"{path}, line {line}: causalarena.evaluate() is called at the top level of the "
+            'script without an `if __name__ == "__main__":` guard. Isolated workers start by '
+            "re-importing the script, which would call evaluate() again in every worker. Put "
+            'the call under `if __name__ == "__main__":`, or pass isolation="none" (runs in '
+            "this process, without the time and memory limits)."
+        )
+
+
+# ----------------------------------------------------------------------------------------------
 # evaluate
 # ----------------------------------------------------------------------------------------------
 def evaluate(
@@ -280,6 +349,9 @@ def evaluate(
     ------
     ValueError
         Unknown ``isolation`` or non-positive ``timeout``.
+    MainGuardError
+        ``isolation="process"`` and the call sits at the top level of a script outside an
+        ``if __name__ == "__main__":`` block (:func:`unguarded_main_call`); nothing runs.
     KeyError
         ``method`` is a string that names no registered method.
     TypeError
@@ -294,6 +366,8 @@ def evaluate(
         raise ValueError(f"isolation must be one of {ISOLATIONS}, got {isolation!r}")
     if not timeout > 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+    if isolation == "process":
+        _check_main_guard()
     release = Path(release)
     prov = provenance(release)  # raises on a missing release/manifest
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="causalarena-eval-"))
