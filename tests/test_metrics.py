@@ -228,18 +228,18 @@ def test_pag_scores():
 # ------------------------------------------------------------------ names
 def test_name_mismatch_names_the_node():
     truth = adj(3, [(0, 1)])
-    with pytest.raises(ValueError, match="extra in prediction \\['lonely'\\]"):
+    with pytest.raises(ValueError, match="extra in prediction lonely$"):
         score_graph(
             truth,
             np.zeros((4, 4)),
             names_true=["a", "b", "c"],
             names_pred=["a", "b", "c", "lonely"],
         )
-    with pytest.raises(ValueError, match="missing from prediction \\['c'\\]"):
+    with pytest.raises(ValueError, match="missing from prediction c, extra in prediction none$"):
         score_graph(truth, np.zeros((2, 2)), names_true=["a", "b", "c"], names_pred=["a", "b"])
     with pytest.raises(ValueError, match="names_true"):
         score_graph(truth, truth, names_pred=["a", "b", "c"])
-    with pytest.raises(ValueError, match="duplicate names: \\['a'\\]"):
+    with pytest.raises(ValueError, match="duplicate names: a$"):
         score_graph(truth, truth, names_true=["a", "a", "c"])
     with pytest.raises(ValueError, match="2 names but the matrix has 3"):
         score_graph(truth, truth, names_true=["a", "b"])
@@ -334,9 +334,9 @@ def test_edge_list_order_does_not_matter():
     for _ in range(10):
         shuffled = [edges[k] for k in rng.permutation(len(edges))]
         np.testing.assert_array_equal(adjacency_from_edges(shuffled, names), ref)
-    with pytest.raises(ValueError, match="unknown node"):
+    with pytest.raises(ValueError, match="^edge a -> z names unknown node\\(s\\) z$"):
         adjacency_from_edges([("a", "z")], names)
-    with pytest.raises(ValueError, match="self-loop"):
+    with pytest.raises(ValueError, match="^edge a -> a is a self-loop$"):
         adjacency_from_edges([("a", "a")], names)
 
 

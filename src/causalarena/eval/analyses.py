@@ -238,12 +238,16 @@ def instance_scores(scores: pd.DataFrame) -> pd.DataFrame:
         raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
     missing = [c for c in _REQUIRED if c not in scores.columns]
     if missing:
-        raise ValueError(f"scores table is missing required column(s) {missing}")
+        raise ValueError(
+            f"scores table is missing required column(s) {', '.join(map(str, missing))}"
+        )
     if scores.empty:
         raise ValueError("scores table is empty")
     bad = sorted(set(scores["status"].astype(str)) - set(STATUSES))
     if bad:
-        raise ValueError(f"unknown status value(s) {bad}; expected one of {list(STATUSES)}")
+        raise ValueError(
+            f"unknown status value(s) {', '.join(bad)}; expected one of {', '.join(STATUSES)}"
+        )
 
     df = scores.reset_index(drop=True)
     ok = df["status"] == "ok"

@@ -363,7 +363,7 @@ def evaluate(
     from causalarena.eval.score import score_predictions
 
     if isolation not in ISOLATIONS:
-        raise ValueError(f"isolation must be one of {ISOLATIONS}, got {isolation!r}")
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
     if not timeout > 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
     if isolation == "process":

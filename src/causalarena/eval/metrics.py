@@ -126,7 +126,7 @@ def _check_names(names: Sequence[Hashable], d: int, what: str) -> list[str]:
         raise ValueError(f"{what} has {len(keys)} names but the matrix has {d} nodes")
     if len(set(keys)) != len(keys):
         dup = sorted({k for k in keys if keys.count(k) > 1})
-        raise ValueError(f"{what} contains duplicate names: {dup!r}")
+        raise ValueError(f"{what} contains duplicate names: {', '.join(dup)}")
     return keys
 
 
@@ -462,9 +462,9 @@ def adjacency_from_edges(
         p, c = str(parent), str(child)
         unknown = [n for n in (p, c) if n not in pos]
         if unknown:
-            raise ValueError(f"edge {edge!r} names unknown node(s) {unknown!r}")
+            raise ValueError(f"edge {p} -> {c} names unknown node(s) {', '.join(unknown)}")
         if p == c:
-            raise ValueError(f"edge {edge!r} is a self-loop")
+            raise ValueError(f"edge {p} -> {c} is a self-loop")
         a[pos[p], pos[c]] = 1
     return a
 
@@ -934,7 +934,8 @@ def score_graph(
         if missing or extra:
             raise ValueError(
                 "variables differ between truth and prediction: "
-                f"missing from prediction {missing!r}, extra in prediction {extra!r}"
+                f"missing from prediction {', '.join(missing) or 'none'}, extra in prediction "
+                f"{', '.join(extra) or 'none'}"
             )
         where = {k: i for i, k in enumerate(keys_pred)}
         order = [where[k] for k in keys_true]

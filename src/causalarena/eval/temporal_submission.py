@@ -218,7 +218,9 @@ def submission(
     )
 
     if dir_target not in DIR_TARGET_MODES:
-        raise ValueError(f"dir_target must be one of {DIR_TARGET_MODES}, got {dir_target!r}")
+        raise ValueError(
+            f"dir_target must be one of {', '.join(DIR_TARGET_MODES)}, got {dir_target!r}"
+        )
     if not recs:
         raise ValueError("no scored episodes: nothing to write")
     y = np.concatenate([np.asarray(r["row"]["y_true"], np.float64) for r in recs])

@@ -161,7 +161,10 @@ def nested_k_runtime(
     load_plugins(plugins)
     unknown = [m for m in methods if m not in all_method_infos()]
     if unknown:
-        raise KeyError(f"unknown method(s) {unknown}; known: {sorted(all_method_infos())}")
+        raise KeyError(
+            f"unknown method(s) {', '.join(map(str, unknown))}; known: "
+            f"{', '.join(sorted(all_method_infos()))}"
+        )
     ctx = mp.get_context("spawn")  # a fresh interpreter: imports count in T_fixed
     rows: list[dict[str, Any]] = []
     with progress(quiet) as bar:

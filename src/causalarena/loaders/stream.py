@@ -392,7 +392,7 @@ def options(
         Unknown family or option value (the message lists the valid ones).
     """
     if family not in FAMILIES:
-        raise StreamError(f"unknown stream family {family!r}; choose from {list(FAMILIES)}")
+        raise StreamError(f"unknown stream family {family!r}; choose from {', '.join(FAMILIES)}")
     if family == "synthetic":
         ds = None if d is None else [d] if isinstance(d, int) else list(d)
         if setting not in ("obs", "obsint"):
@@ -410,7 +410,7 @@ def options(
         suite = suite or "dot-generic"
         if suite not in TEMPORAL_SUITES:
             raise StreamError(
-                f"unknown temporal suite {suite!r}; choose from {sorted(TEMPORAL_SUITES)}"
+                f"unknown temporal suite {suite!r}; choose from {', '.join(sorted(TEMPORAL_SUITES))}"
             )
         return {"suite": suite}
     if family == "protocols":
@@ -427,7 +427,7 @@ def options(
     suite = suite or "lab-main"
     if suite not in LAB_SUITES:
         raise StreamError(
-            f"unknown lab suite {suite!r} for a stream; choose from {sorted(LAB_SUITES)} "
+            f"unknown lab suite {suite!r} for a stream; choose from {', '.join(sorted(LAB_SUITES))} "
             "(the converted public suite has no generator)"
         )
     if config is not None:
