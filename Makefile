@@ -16,8 +16,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/causalarena demo --out release
 
+# two pytest-xdist workers (CI has 2 cores); one file per worker at a time (--dist loadfile), so
+# a module's fixtures are built once; the session builds are shared (tests/conftest.py)
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
