@@ -555,3 +555,27 @@ def test_report_figures_drawn_in_a_process_are_the_same_files(report, tmp_path, 
     assert len(pngs) >= 5
     for k in written:
         assert written[k].read_bytes() == (inline_dir / k).read_bytes(), k
+
+
+def test_f1_vs_d_leaves_out_a_d_the_method_never_submitted(tmp_path, monkeypatch):
+    # B ran d = 10 only; its d = 20 instances are "missing" (scored as the empty-graph
+    # fallback, F1 = 0, in the ranking).  The curve must not draw that fallback as B's F1.
+    from causalarena.eval import plots
+
+    seen = []
+    real = plots.plot_metric_vs_d
+    monkeypatch.setattr(
+        plots, "plot_metric_vs_d", lambda t, p, **kw: (seen.append(t.copy()), real(t, p, **kw))[1]
+    )
+    rows = []
+    for k in range(3):
+        rows += [row("A", f"a{k}", 0.6, d=10), row("A", f"b{k}", 0.4, d=20)]
+        rows += [row("B", f"a{k}", 0.5, d=10)]
+        rows += [row("B", f"b{k}", 0.0, d=20, status="missing", scored_as="fallback")]
+    for r in rows:
+        r.setdefault("scored_as", "ok" if r["status"] == "ok" else "fallback")
+    write_report(pd.DataFrame(rows), tmp_path, title="t")
+    (table,) = seen
+    assert table.loc["A", 10] == pytest.approx(0.6) and table.loc["A", 20] == pytest.approx(0.4)
+    assert table.loc["B", 10] == pytest.approx(0.5)
+    assert math.isnan(table.loc["B", 20])  # not 0.0

@@ -143,7 +143,9 @@ def run_demo(out: str | Path = "release", *, workers: int = 2, quiet: bool = Fal
     from causalarena.summary import print_summary
 
     datasets.disable_progress_bars()  # local Parquet files: the download bars are noise
-    console = Console(quiet=quiet, width=None if Console().is_terminal else 120)
+    term = Console().is_terminal
+    # piped: never wrap (a wrapped markdown row no longer renders), rich tables stay 120 wide
+    console = Console(quiet=quiet, width=None if term else 120, soft_wrap=not term)
     workers = max(1, min(workers, os.cpu_count() or 1))
     t0 = time.perf_counter()
     folder = build("arena-synthetic", scale="mini", out=out, workers=workers, quiet=quiet)

@@ -105,7 +105,8 @@ def _print_summary(folder: str | Path, console=None) -> dict[str, Any]:
     from causalarena.generator.mechanisms import MECHANISM_TAGS
     from causalarena.release.verify import verify
 
-    console = console or Console(width=None if Console().is_terminal else 120)
+    term = Console().is_terminal
+    console = console or Console(width=None if term else 120, soft_wrap=not term)
     problems = verify(folder)
     if problems:
         console.print(

@@ -843,7 +843,11 @@ def write_report(
     # curves against d only over generated families: real datasets of different d are
     # unrelated systems and must not be joined by a line
     if "d" in generated.columns and "f1" in generated.columns and not generated.empty:
-        vs_d = an.slice_means(generated, "d", "f1")
+        # a d a method never ran is left out of its curve, not drawn as the fallback's F1 = 0
+        ran = generated
+        if {"n_missing", "n_runs"} <= set(generated.columns):
+            ran = generated[generated["n_missing"] < generated["n_runs"]]
+        vs_d = an.slice_means(ran if not ran.empty else generated, "d", "f1")
         fig(
             "Scale",
             draw(
@@ -852,7 +856,8 @@ def write_report(
                 out / "plots" / "f1_vs_d.png",
                 metadata=meta,
             ),
-            "Mean F1 against the number of variables d (generated SCMs only)"
+            "Mean F1 against the number of variables d (generated SCMs only; instances a "
+            "method never submitted are left out of its curve)"
             + (
                 f"; the {plots.MAX_CURVES} methods of highest mean F1 of {len(vs_d)}"
                 if len(vs_d) > plots.MAX_CURVES

@@ -104,6 +104,10 @@ class SourceFile:
             return f"md5 {self.md5}"
         return "no published checksum"
 
+    def expected_note(self) -> str:
+        """``"expected <checksum>"``, or ``"no published checksum"`` (for messages)."""
+        return f"expected {self.expected()}" if (self.sha256 or self.md5) else self.expected()
+
 
 @functools.cache
 def registry() -> dict[str, tuple[str | None, str]]:
@@ -334,7 +338,7 @@ def resolve(
         p = Path(real_data_dir) / sf.path
         if not p.is_file():
             raise MissingSourceError(
-                f"{p}: missing ({sf.path}, expected {sf.expected()}); get it from {sf.url}"
+                f"{p}: missing ({sf.path}, {sf.expected_note()}); get it from {sf.url}"
             )
         check_file(p, sf, allow_unpinned=allow_unpinned)
         return p
@@ -350,7 +354,7 @@ def resolve(
     if not download_missing:
         if not p.is_file():
             raise MissingSourceError(
-                f"{p}: not in the cache ({sf.path}, expected {sf.expected()}) and downloading "
+                f"{p}: not in the cache ({sf.path}, {sf.expected_note()}) and downloading "
                 f"is off; get it from {sf.url} or pass real_data_dir"
             )
         check_file(p, sf, allow_unpinned=allow_unpinned)
