@@ -238,3 +238,24 @@ def test_evaluate_in_a_script_without_the_main_guard(mini_release, tmp_path, cal
         "without the time and memory limits)."
     )
     assert "bootstrapping" not in p.stderr  # no worker was started
+
+
+def test_evaluate_non_numeric_returns_are_invalid_rows(mini_release):
+    """A str / dict / complex return is an ``invalid`` row naming the type; the rest are scored."""
+    bad = iter(["hello", {"a": 1}, np.zeros((3, 3), dtype=complex)])
+
+    def method(X, mask, seed):
+        return next(bad, np.zeros((X.shape[1],) * 2))
+
+    board = causalarena.evaluate(
+        method, release=mini_release, config="synthetic-obs", isolation="none", max_d=10
+    )
+    s = board.scores
+    invalid = s[s["status"] == "invalid"]
+    assert len(invalid) == 3 and len(s) > 3
+    assert (s.loc[s["status"] != "invalid", "status"] == "ok").all()
+    assert s.loc[s["status"] == "ok", "shd"].notna().all()
+    errors = " | ".join(invalid["error"])
+    for name in ("method returned str", "method returned dict", "array of complex128"):
+        assert name in errors
+    assert all("\n" not in e and "expected a (d, d) adjacency" in e for e in invalid["error"])

@@ -136,7 +136,7 @@ def _as_result(out: Any):
         A, S = out, None
     return MethodResult(
         None if A is None else np.asarray(A),
-        None if S is None else np.asarray(S, dtype=np.float64),
+        None if S is None else np.asarray(S),
         "dag",
         {},
     )

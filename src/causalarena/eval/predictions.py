@@ -103,7 +103,7 @@ def validate_prediction(
         raise PredictionError(f"{where}: neither adjacency nor edge_scores was returned")
     A = S = None
     if adjacency is not None:
-        a = np.asarray(adjacency, dtype=np.float64)
+        a = _as_float(adjacency, where, "method returned", _ADJ_EXPECTED)
         if a.shape != (d, d):
             raise PredictionError(
                 f"{where}: adjacency has shape {' x '.join(map(str, a.shape))}, "
@@ -123,7 +123,7 @@ def validate_prediction(
         if problem is not None:
             raise PredictionError(f"{where}: {problem}")
     if edge_scores is not None:
-        s = np.asarray(edge_scores, dtype=np.float64)
+        s = _as_float(edge_scores, where, "edge_scores is", "a (d, d) array of finite scores")
         if s.shape != (d, d):
             raise PredictionError(f"{where}: edge_scores has shape {s.shape}, instance has d={d}")
         off = ~np.eye(d, dtype=bool)
@@ -131,6 +131,37 @@ def validate_prediction(
             raise PredictionError(f"{where}: edge_scores contains NaN or inf off the diagonal")
         S = np.where(off, s, 0.0).astype(np.float32)
     return A, S
+
+
+_ADJ_EXPECTED = "a (d, d) adjacency array or (adjacency, edge_scores)"
+
+
+def _type_name(value: Any) -> str:
+    """A short name of what a method returned: ``str``, ``dict``, ``2-d array of complex128``."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return type(value.item()).__name__
+        label = {"U": "str", "S": "bytes", "O": "object"}.get(value.dtype.kind, str(value.dtype))
+        return f"{value.ndim}-d array of {label}"
+    return type(value).__name__
+
+
+def _as_float(value: Any, where: str, what: str, expected: str) -> np.ndarray:
+    """``value`` as a float64 array, or PredictionError naming its type (never a bare cast).
+
+    Strings, bytes, complex numbers and objects numpy cannot convert are rejected, so a
+    method returning ``"hello"``, a dict or a complex array gives an ``invalid`` run.
+    """
+    problem = PredictionError(f"{where}: {what} {_type_name(value)}; expected {expected}")
+    if isinstance(value, str | bytes | dict) or np.iscomplexobj(value):
+        raise problem
+    arr = np.asarray(value)
+    if arr.dtype.kind in "USVcMm":
+        raise problem
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise problem from None
 
 
 def graph_problem(adjacency: np.ndarray, graph_type: str) -> str | None:
