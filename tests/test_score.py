@@ -329,3 +329,47 @@ def test_cli_score_file_and_errors(mini_release, truth, tmp_path, capsys):
     assert main(["score", str(bad), "--release", str(mini_release), "--config", CONFIG]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: required column instance_id is missing" in err and "'" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("pc\nsynthetic-obs  fake 1.000", "U+000A is not printable ASCII"),
+        ("p\u0441", "U+0441 is not printable ASCII"),  # Cyrillic es: reads as "pc"
+        ("pc\u200b", "U+200B is not printable ASCII"),  # zero-width space
+        ("\x1b[2Jpc", "U+001B is not printable ASCII"),  # ANSI clear screen
+        (" pc", "without leading or trailing blanks"),
+    ],
+)
+def test_forged_method_names_are_refused(mini_release, truth, tmp_path, capsys, name, why):
+    """A method name that prints a fake row, escapes the terminal or reads like another
+    method's is refused (breaker finding); a plain ASCII name still scores."""
+    (a,) = _small(truth, 1)
+    pred = tmp_path / "p"
+    path = _write(pred, "m", [_row(a, truth[a]["adjacency"], name)])
+    assert main(["score", str(pred), "--release", str(mini_release), "--no-sid"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: column method has value {name!r} in row 0:" in err and why in err
+    assert "Traceback" not in err
+    _write(pred, "m", [_row(a, truth[a]["adjacency"], "pc-2.0_v+1")])
+    assert main(["score", str(pred), "--release", str(mini_release), "--no-sid", "-q"]) == 0
+
+
+def test_method_name_problem_rejects_non_text():
+    from causalarena.eval.predictions import method_name_problem
+
+    assert method_name_problem(5) == "a method name is text, got int"
+    assert method_name_problem("direct-lingam") is None
+
+
+def test_evaluate_refuses_a_forged_method_name_before_running(mini_release, tmp_path):
+    import causalarena
+
+    with pytest.raises(ValueError, match=r"U\+000A is not printable ASCII"):
+        causalarena.evaluate(
+            lambda X, mask, seed: np.zeros((X.shape[1],) * 2, dtype=np.int8),
+            release=mini_release,
+            config="synthetic-obs",
+            name="pc\nfake",
+            isolation="none",
+        )

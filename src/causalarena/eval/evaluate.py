@@ -182,6 +182,11 @@ def _as_method(method: Any, name: str | None):
             f"method must be a registered name, a callable f(X, mask, seed) or an object with "
             f"fit(X, mask, seed=...), got {type(method).__name__}"
         )
+    from causalarena.eval.predictions import method_name_problem
+
+    why = method_name_problem(str(name or default))
+    if why is not None:
+        raise ValueError(f"method name {str(name or default)!r}: {why}; pass name=...")
     info = MethodInfo(
         name=str(name or default),
         display_name=str(name or default),

@@ -255,3 +255,24 @@ def prediction_table(rows: list[dict[str, Any]]) -> pa.Table:
                 v = v.tolist()
             cols[f.name].append(v)
     return pa.Table.from_pydict(cols, schema=PREDICTION_SCHEMA)
+
+
+def method_name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot be a leaderboard method name, or None when it can.
+
+    A method name is text of printable ASCII characters (``' '`` to ``'~'``) without leading
+    or trailing blanks: a newline would print a forged row in a terminal or markdown table, an
+    ANSI escape would reach the reader's terminal, and a zero-width or look-alike (e.g.
+    Cyrillic) character would put two rows that read the same on one leaderboard.
+    """
+    if not isinstance(name, str):
+        return f"a method name is text, got {type(name).__name__}"
+    if not name or name != name.strip():
+        return "a method name is non-empty text without leading or trailing blanks"
+    bad = next((c for c in name if not " " <= c <= "~"), None)
+    if bad is not None:
+        return (
+            f"character U+{ord(bad):04X} is not printable ASCII; method names use the characters "
+            "' ' to '~' only (no control, zero-width or look-alike characters)"
+        )
+    return None

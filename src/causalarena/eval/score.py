@@ -57,6 +57,7 @@ import pyarrow.parquet as pq
 from causalarena.errors import CausalArenaError
 from causalarena.eval.metrics import SCORE_METRICS, _cpdag_of, score_graph
 from causalarena.eval.predictions import (
+    method_name_problem,
     STATUSES,
     PredictionError,
     disclosure_problem,
@@ -279,6 +280,11 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
         if empty.any():
             k = int(np.flatnonzero(empty.to_numpy())[0])
             raise ScoreError(f"{path}: column {col} is empty in row {k}")
+    name = df["method"].iloc[0] if len(df) else "x"
+    why = method_name_problem(name)
+    if why is not None:
+        shown = repr(name) if isinstance(name, str) else str(name)
+        raise ScoreError(f"{path}: column method has value {shown} in row 0: {why}")
     for col in ("method", "config"):  # one method and one config per file
         vals = df[col].astype(str)
         other = np.flatnonzero((vals != vals.iloc[0]).to_numpy()) if len(vals) else []
