@@ -57,10 +57,10 @@ import pyarrow.parquet as pq
 from causalarena.errors import CausalArenaError
 from causalarena.eval.metrics import SCORE_METRICS, _cpdag_of, score_graph
 from causalarena.eval.predictions import (
-    method_name_problem,
     STATUSES,
     PredictionError,
     disclosure_problem,
+    method_name_problem,
     validate_prediction,
 )
 from causalarena.eval.runner import instance_seed
