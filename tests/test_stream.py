@@ -355,3 +355,36 @@ def test_bad_stream_configs_are_clear_errors(tmp_path, mini_release, capsys):
         assert main(["overlap", str(f), "--release", str(mini_release)]) == 2
         err = capsys.readouterr().err
         assert msg in err and "internal error" not in err and "invalid literal" not in err
+
+
+@pytest.mark.parametrize("keep", [[], ["synthetic-obsint"]])
+def test_exclusion_release_with_edited_configs_is_refused(mini_release, tmp_path, keep):
+    # An emptied (or trimmed) manifest "configs" used to give an empty index: the guard then
+    # excluded nothing, silently (breaker finding).
+    import shutil
+
+    rel = tmp_path / "rel"
+    shutil.copytree(mini_release, rel)
+    m = json.loads((rel / "manifest.json").read_text())
+    m["configs"] = {k: v for k, v in m["configs"].items() if k in keep}
+    (rel / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(StreamError) as exc:
+        release_fingerprints(rel)
+    msg = str(exc.value)
+    assert msg.startswith(f"exclude: {rel / 'manifest.json'} lists ")
+    assert "under no entry of its configs" in msg and "synthetic-obs" in msg
+    assert sum(map(len, release_fingerprints(mini_release).values())) > 0  # the intact one
+
+
+def test_empty_dimension_or_family_list_is_refused_up_front():
+    # d=[] used to be accepted and raise ZeroDivisionError at the first row (breaker finding)
+    for kw, msg in (
+        ({"d": []}, "d must name at least one dimension (or be None for all), got none"),
+        (
+            {"graph_families": []},
+            "graph_families must name at least one family (or be None for all), got none",
+        ),
+    ):
+        with pytest.raises(StreamError) as exc:
+            stream("synthetic", 0, shards=2, **kw)
+        assert str(exc.value) == msg

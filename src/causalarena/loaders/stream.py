@@ -72,6 +72,9 @@ def release_items(
     ------
     ReleaseError
         A shard disagrees with the manifest (from :func:`causalarena.loaders.load.check_folder`).
+    StreamError
+        The manifest lists a data file of a config missing from its ``configs`` (an emptied or
+        edited ``configs`` would otherwise exclude nothing).
     """
     import pyarrow.parquet as pq
 
@@ -81,6 +84,15 @@ def release_items(
 
     folder = Path(folder)
     manifest = read_manifest(folder)
+    listed = set(manifest.get("configs") or {})
+    files = [f for f in manifest.get("files") or [] if isinstance(f, dict) and "config" in f]
+    orphan = next((f for f in files if f["config"] not in listed), None)
+    if orphan is not None or (files and not listed):
+        what = f"file {orphan.get('path')} of config {orphan['config']}" if orphan else "files"
+        raise StreamError(
+            f"exclude: {folder / 'manifest.json'} lists {what} under no entry of its configs; "
+            "the guard would skip those instances (run causalarena verify on the release)"
+        )
     public: dict[str, dict[str, str]] = {}
     for config in manifest["configs"]:
         for shard in check_folder(folder, config):
@@ -395,6 +407,13 @@ def options(
         raise StreamError(f"unknown stream family {family!r}; choose from {', '.join(FAMILIES)}")
     if family == "synthetic":
         ds = None if d is None else [d] if isinstance(d, int) else list(d)
+        if ds == []:
+            raise StreamError("d must name at least one dimension (or be None for all), got none")
+        if graph_families is not None and not isinstance(graph_families, str):
+            if len(list(graph_families)) == 0:
+                raise StreamError(
+                    "graph_families must name at least one family (or be None for all), got none"
+                )
         if setting not in ("obs", "obsint"):
             raise StreamError(f"setting must be 'obs' or 'obsint', got {setting!r}")
         try:
