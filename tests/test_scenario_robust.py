@@ -282,3 +282,29 @@ def test_a_reciprocal_relation_that_reaches_infinity_names_the_explicit_form():
         "which is non-finite where the other side reaches zero: write the node explicitly as "
         "'P = 1/(...)' and keep the denominator away from zero over the declared ranges"
     )
+
+
+# ------------------------------------------------------------------ YAML alias bomb
+
+
+def test_yaml_aliases_are_refused_before_expansion(tmp_path):
+    f = _skeleton(tmp_path / "bomb.yaml")
+    lines = ["zz_bomb:", "  a0: &a0 x"]
+    for i in range(1, 10):  # 9**9 leaves once expanded: took 82 s and 4.3 GB before
+        lines.append(f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
+    f.write_text(f.read_text() + "\n".join(lines) + "\n")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(f)
+    n = len(f.read_text().splitlines()) - 8  # the a1 line holds the first alias
+    assert str(e.value) == (
+        f"{f}: line {n}: YAML aliases (*name) are not allowed in scenario files"
+    )
+    r = _cli(str(f), timeout=20)
+    assert r.returncode == 1 and "Traceback" not in r.stderr + r.stdout
+    assert "YAML aliases (*name) are not allowed" in r.stdout and "'a0'" not in r.stdout
+
+
+def test_a_container_value_in_an_error_is_shown_short():
+    big = {f"k{i}": list(range(10_000)) for i in range(100)}
+    msg = str(ScenarioError("f.yaml", None, "zz", big, "unknown field"))
+    assert len(msg) < 200 and msg.endswith(": unknown field")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import reprlib
 import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -69,6 +70,11 @@ REVIEW_CRITERIA = (
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxdict, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxset = 3, 20, 20, 20, 20
+_SHORT.maxstring = _SHORT.maxother = 100
+
+
 class ScenarioError(CausalArenaError, ValueError):
     """A scenario file is invalid: names the file, variable, field and value."""
 
@@ -80,7 +86,8 @@ class ScenarioError(CausalArenaError, ValueError):
             value,
             reason,
         )
-        shown = repr(value)
+        # a container is shown bounded (reprlib), never as a full repr of a huge value
+        shown = _SHORT.repr(value) if isinstance(value, (dict, list, tuple, set)) else repr(value)
         if len(shown) > 100:
             shown = shown[:97] + "..."
         where = f"{file}: " if file else ""
@@ -723,6 +730,18 @@ def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     text = read_scenario_text(path)
     try:
+        # scenario files are flat hand-written specs: an alias (*name) is refused before any
+        # object is built, so an alias bomb cannot expand (seconds, gigabytes) first
+        for event in yaml.parse(text, Loader=_SafeBase):
+            if isinstance(event, yaml.AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise ScenarioError(
+                    str(path),
+                    None,
+                    "<file>",
+                    None,
+                    f"line {line}: YAML aliases (*name) are not allowed in scenario files",
+                )
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
