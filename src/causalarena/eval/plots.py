@@ -220,6 +220,19 @@ def plot_interaction(
     return _save(fig, path, metadata)
 
 
+def _top_curves(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the :data:`MAX_CURVES` methods of highest mean over the columns (ties by
+    name, NaN means last), in their original order; the whole table when it has no more."""
+    if len(table) <= MAX_CURVES:
+        return table
+    best = (
+        pd.DataFrame({"mean": table.mean(axis=1).to_numpy(), "name": table.index.astype(str)})
+        .sort_values(["mean", "name"], ascending=[False, True], na_position="last")
+        .index[:MAX_CURVES]
+    )
+    return table.iloc[np.sort(best.to_numpy())]
+
+
 def plot_metric_vs_d(
     table: pd.DataFrame,
     path: str | Path,
@@ -256,13 +269,7 @@ def plot_metric_vs_d(
     markers = "osD^v<>pP*Xh"
     colors = _method_colors(table.index)
     n_methods = len(table)
-    if n_methods > MAX_CURVES:
-        best = (
-            pd.DataFrame({"mean": table.mean(axis=1).to_numpy(), "name": table.index.astype(str)})
-            .sort_values(["mean", "name"], ascending=[False, True], na_position="last")
-            .index[:MAX_CURVES]
-        )
-        table = table.iloc[np.sort(best.to_numpy())]
+    table = _top_curves(table)
     for i, (method, row) in enumerate(table.iterrows()):
         color = colors[str(method)]
         ys = row.to_numpy(dtype=float)
@@ -868,14 +875,7 @@ def plot_metric_vs_n(
     xs = np.asarray(table.columns, dtype=float)
     markers = "osD^v<>pP*Xh"
     colors = _method_colors(table.index)
-    n_methods = len(table)
-    if n_methods > MAX_CURVES:
-        best = (
-            pd.DataFrame({"mean": table.mean(axis=1).to_numpy(), "name": table.index.astype(str)})
-            .sort_values(["mean", "name"], ascending=[False, True], na_position="last")
-            .index[:MAX_CURVES]
-        )
-        table = table.iloc[np.sort(best.to_numpy())]
+    table = _top_curves(table)
     last = table.iloc[:, -1].sort_values(ascending=False, na_position="last").index
     for i, method in enumerate(last):
         ys = table.loc[method].to_numpy(dtype=float)
