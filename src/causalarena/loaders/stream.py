@@ -407,13 +407,6 @@ def options(
         raise StreamError(f"unknown stream family {family!r}; choose from {', '.join(FAMILIES)}")
     if family == "synthetic":
         ds = None if d is None else [d] if isinstance(d, int) else list(d)
-        if ds == []:
-            raise StreamError("d must name at least one dimension (or be None for all), got none")
-        if graph_families is not None and not isinstance(graph_families, str):
-            if len(list(graph_families)) == 0:
-                raise StreamError(
-                    "graph_families must name at least one family (or be None for all), got none"
-                )
         if setting not in ("obs", "obsint"):
             raise StreamError(f"setting must be 'obs' or 'obsint', got {setting!r}")
         try:

@@ -62,10 +62,17 @@ def pool(d: Sequence[int] | None = None, graph_families: Sequence[str] | None = 
     Raises
     ------
     ValueError
-        An unknown ``d`` or graph family (the message lists the valid ones).
+        An unknown ``d`` or graph family (the message lists the valid ones), or an empty
+        ``d`` or ``graph_families``.
     """
     ds = tuple(DIMENSIONS) if d is None else tuple(int(x) for x in d)
     fams = tuple(GRAPH_FAMILIES) if graph_families is None else tuple(graph_families)
+    if not ds:  # an empty pool would fail only at the first row (a modulo by its size)
+        raise ValueError("d must name at least one dimension (or be None for all), got none")
+    if not fams:
+        raise ValueError(
+            "graph_families must name at least one family (or be None for all), got none"
+        )
     bad_d = [x for x in ds if x not in DIMENSIONS]
     if bad_d:
         raise ValueError(f"d {bad_d} not in the arena's dimensions {list(DIMENSIONS)}")
