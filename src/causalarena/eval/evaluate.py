@@ -184,12 +184,13 @@ def _as_method(method: Any, name: str | None):
         )
     from causalarena.eval.predictions import method_name_problem
 
-    why = method_name_problem(str(name or default))
+    label = str(name or default)
+    why = method_name_problem(label)
     if why is not None:
-        raise ValueError(f"method name {str(name or default)!r}: {why}; pass name=...")
+        raise ValueError(f"method name {label!r}: {why}; pass name=...")
     info = MethodInfo(
-        name=str(name or default),
-        display_name=str(name or default),
+        name=label,
+        display_name=label,
         family="control",  # user code: no family claimed; the field is not reported
         supports_interventions=True,  # the mask is passed on obsint splits
         requires_interventions=False,

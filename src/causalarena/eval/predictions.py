@@ -153,10 +153,10 @@ def _as_float(value: Any, where: str, what: str, expected: str) -> np.ndarray:
     method returning ``"hello"``, a dict or a complex array gives an ``invalid`` run.
     """
     problem = PredictionError(f"{where}: {what} {_type_name(value)}; expected {expected}")
-    if isinstance(value, str | bytes | dict) or np.iscomplexobj(value):
+    if isinstance(value, str | bytes | dict):
         raise problem
     arr = np.asarray(value)
-    if arr.dtype.kind in "USVcMm":
+    if arr.dtype.kind in "USVcMm":  # strings, bytes, void, complex, dates and times
         raise problem
     try:
         return np.asarray(arr, dtype=np.float64)
