@@ -276,9 +276,8 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
                 f"{', '.join(map(str, df.columns)) or 'none'})"
             )
     for col in ("instance_id", "config", "method"):
-        empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
-        if empty.any():
-            k = int(np.flatnonzero(empty.to_numpy())[0])
+        k = _first_empty(df, col)
+        if k is not None:
             raise ScoreError(f"{path}: column {col} is empty in row {k}")
     name = df["method"].iloc[0] if len(df) else "x"
     why = method_name_problem(name)
@@ -322,13 +321,18 @@ def _show(v: Any) -> str:
     return str(v)
 
 
+def _first_empty(df: pd.DataFrame, col: str) -> int | None:
+    """Index of the first row whose ``col`` is missing or blank, else None."""
+    empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
+    return int(np.flatnonzero(empty.to_numpy())[0]) if empty.any() else None
+
+
 def _check_provenance(df: pd.DataFrame, path: Path, prov: dict[str, str]) -> None:
     """Every row must name the release it is scored against (columns checked present by
     :func:`read_predictions`); an empty value is refused like another release's."""
     for col in ("release_version", "manifest_sha256"):
-        empty = df[col].isna() | (df[col].astype(str).str.strip() == "")
-        if empty.any():
-            k = int(np.flatnonzero(empty.to_numpy())[0])
+        k = _first_empty(df, col)
+        if k is not None:
             raise ScoreError(
                 f"{path}: column {col} is empty in row {k} (instance {df['instance_id'].iloc[k]}); "
                 f"every row names the release it predicts, here {col} = {prov[col]} "
