@@ -1086,8 +1086,8 @@ def sid_bounds(
     Lemma 3.1).  The bounds are the sums over nodes of the smallest and largest term over
     those sets, as in the SID package of Peters & Buhlmann; each node's minimum and maximum
     is attained by some member of the class, the sums need not be (so ``lower`` is at most
-    and ``upper`` at least the SID of every DAG in the class).  Each term comes from one
-    ``gadjid.sid`` call (:func:`_sid_term`).
+    and ``upper`` at least the SID of every DAG in the class).  The terms of all candidate
+    sets are computed in one batch with gadjid's parent-AID rule (:func:`_sid_terms`).
 
     Parameters
     ----------
